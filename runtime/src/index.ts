@@ -1,0 +1,2 @@
+export type { Int, Localized, Model, SoftDelete, SoftDeleteFlag } from './model.js';
+export * from './manifest/types.js';
