@@ -47,17 +47,33 @@ function columnDefinition(
   return parts.join(' ');
 }
 
+function tableLookup(model: ModelShape, tables: ReadonlyMap<string, string>): (name: string) => string {
+  return (name) => {
+    const table = tables.get(name);
+    if (!table) throw new Error(`mfx: relation of ${model.name} targets unknown model ${name}`);
+    return table;
+  };
+}
+
+/** Column name → its DDL definition, in table order (HMAC companions are unique). */
+export function columnDefinitions(model: ModelShape, tables: ReadonlyMap<string, string>, dialect: SqlDialect): Map<string, string> {
+  const tableOf = tableLookup(model, tables);
+  const out = new Map<string, string>();
+  for (const c of storedColumns(model)) {
+    let definition = columnDefinition(model, dialect, tableOf, c.field, c.column, c.nullable, dialect.columnType(c.field ?? { type: c.type }));
+    if (c.hmacOf) definition += ' UNIQUE';
+    out.set(c.column, definition);
+  }
+  return out;
+}
+
 /**
  * Every statement template of one model for one dialect.
  *
  * `tables` maps every model name to its table, for foreign-key references.
  */
 export function buildSqlTemplates(model: ModelShape, tables: ReadonlyMap<string, string>, dialect: SqlDialect): SqlTemplates {
-  const tableOf = (name: string) => {
-    const table = tables.get(name);
-    if (!table) throw new Error(`mfx: relation of ${model.name} targets unknown model ${name}`);
-    return table;
-  };
+  const tableOf = tableLookup(model, tables);
   const q = dialect.quote;
   const table = q(model.table);
   const columns = storedColumns(model);
@@ -65,15 +81,7 @@ export function buildSqlTemplates(model: ModelShape, tables: ReadonlyMap<string,
   const live = notDeleted(model, dialect);
   const andLive = live ? ` AND ${live}` : '';
 
-  const definitions = columns.map((c) =>
-    columnDefinition(model, dialect, tableOf, c.field, c.column, c.nullable, dialect.columnType(c.field ?? { type: c.type })),
-  );
-  for (const c of columns) {
-    if (c.hmacOf) {
-      const i = definitions.findIndex((d) => d.startsWith(q(c.column) + ' '));
-      definitions[i] += ' UNIQUE';
-    }
-  }
+  const definitions = [...columnDefinitions(model, tables, dialect).values()];
   const createTable = `CREATE TABLE IF NOT EXISTS ${table} (\n  ${definitions.join(',\n  ')}\n)`;
 
   const createIndexes: string[] = [];

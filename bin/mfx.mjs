@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// The mfx command line. The packages are TypeScript; tsx loads them, and also
+// loads the user's `--app FILE.ts` for `mfx serve`.
+import { register } from 'tsx/esm/api';
+
+register();
+
+const usage = `usage: mfx <command> [options]
+
+commands:
+  build ENTRY.ts... [--project tsconfig.json] [--out DIR]   compile models into a manifest
+  serve [--manifest DIR] [--db URL] [--port N] [--prefix /api] [--app FILE.ts] [--no-docs] [--production]
+  migrate [--manifest DIR] [--db URL]                       migrate and print what changed
+  openapi [--manifest DIR]                                  print the OpenAPI 3.1 document
+`;
+
+const [command, ...args] = process.argv.slice(2);
+const commands = {
+  build: () => import('../compiler/src/cli.ts'),
+  serve: () => import('../runtime/src/cli/serve.ts'),
+  migrate: () => import('../runtime/src/cli/migrate.ts'),
+  openapi: () => import('../runtime/src/cli/openapi.ts'),
+};
+
+if (!command || command === '--help' || command === '-h' || !(command in commands)) {
+  process.stderr.write(usage);
+  process.exit(command && command !== '--help' && command !== '-h' ? 2 : 0);
+}
+
+const { main } = await commands[command]();
+const code = await main(args);
+if (typeof code === 'number') process.exitCode = code;

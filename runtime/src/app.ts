@@ -1,0 +1,266 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
+import type { Adapter } from './db/adapter.js';
+import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
+import { type DispatchDeps, dispatch } from './http/dispatch.js';
+import { buildRouter } from './http/router.js';
+import { defaultLogger, type Logger, withService } from './log/logger.js';
+import type { LoadedManifest } from './manifest/load.js';
+import { type MigrationReport, migrate } from './migrate/migrate.js';
+import { modelDefaults } from './pipeline/defaults.js';
+import { type Chain, Pipeline } from './pipeline/pipeline.js';
+import type { Hook, HookScope, Op, Step } from './pipeline/types.js';
+import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
+import type { ModelMeta } from './registry/model-meta.js';
+import { type ModelOverrides, Registry } from './registry/registry.js';
+import { ModelStore } from './store/model-store.js';
+
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * An mfx server. Follow the spec's startup order: configure, register every
+ * model, open the database from the filled registry, then start.
+ *
+ * @example
+ * const app = createServer({ port: 8080 });
+ * app.register(loadManifest('.mfx'));
+ * app.setDB(openSqlite('./app.db', app.registry));
+ * await app.start();
+ */
+export class App {
+  readonly config: ResolvedConfig;
+  readonly registry: Registry;
+  readonly log: Logger;
+  readonly panicLog: Logger;
+  private readonly pipeline = new Pipeline();
+  private adapter: Adapter | null;
+  private built: RequestHandler | null = null;
+  private server: Server | null = null;
+  private availability: Availability = 'starting';
+  private readonly inflight: DispatchDeps['inflight'] = { count: 0, drained: null, draining: false };
+  private readonly stores = new Map<string, ModelStore>();
+  private readonly chains = new Map<string, Chain>();
+  private stopping: Promise<void> | null = null;
+  private signalHandler: (() => void) | null = null;
+
+  constructor(config: ServerConfig = {}) {
+    this.config = resolveConfig(config);
+    validateReadinessChecks(this.config.readinessChecks);
+    this.log = withService(config.logger ?? defaultLogger(config.serviceName), config.logger ? config.serviceName : undefined);
+    this.panicLog = config.panicLogger ? withService(config.panicLogger, config.serviceName) : this.log;
+    this.registry = new Registry(config.queryLimits);
+    this.adapter = config.db ?? null;
+  }
+
+  /** True once the handler was built: routes, specs and the pipeline are fixed. */
+  get sealed(): boolean {
+    return this.built !== null;
+  }
+
+  /**
+   * Registers every model of a manifest, optionally overriding model options
+   * by model name. Logs the manifest's staleness warnings.
+   *
+   * @example
+   * app.register(loadManifest('.mfx'), { Post: { maxExportRows: 5000 } });
+   */
+  register(loaded: LoadedManifest, overrides?: Record<string, ModelOverrides>): this {
+    if (this.sealed) throw new RegistrationClosedError(`models from ${loaded.dir}`);
+    this.registry.register(loaded, overrides);
+    for (const warning of loaded.warnings) this.log.warn({ manifest: loaded.dir }, warning);
+    return this;
+  }
+
+  /** Injects the database adapter (built from the filled registry). */
+  setDB(adapter: Adapter): this {
+    if (this.sealed) throw new RegistrationClosedError('a database adapter');
+    this.adapter = adapter;
+    return this;
+  }
+
+  /** The database adapter; throws when none was set. */
+  get db(): Adapter {
+    if (!this.adapter) throw new ConfigError('no database: pass `db` to createServer or call app.setDB(openSqlite(...)) before start');
+    return this.adapter;
+  }
+
+  /** Attaches a hook to a pipeline step; see HookScope for position and scoping. */
+  use(step: Step, hook: Hook, scope?: HookScope): this {
+    if (this.sealed) throw new RegistrationClosedError(`a ${step} hook`);
+    this.pipeline.use(step, hook, scope);
+    return this;
+  }
+
+  /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
+  httpMiddleware(middleware: HttpMiddleware): this {
+    if (this.sealed) throw new RegistrationClosedError('HTTP middleware');
+    if (typeof middleware !== 'function') throw new ConfigError('HTTP middleware must be a function (req, res, next) => void');
+    this.config.httpMiddlewares.push(middleware);
+    return this;
+  }
+
+  /** The store of a model, for hooks and actions that read or write records themselves. */
+  store(model: string): ModelStore {
+    const store = this.stores.get(model);
+    if (!store) throw new ConfigError(`no store for model ${model}: build the handler first, and name a registered model`);
+    return store;
+  }
+
+  /** Runs the migration now (start does it unless disableAutoMigrate is set). */
+  async migrate(): Promise<MigrationReport> {
+    const adapter = this.db;
+    const known = new Set(adapter.models);
+    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log);
+  }
+
+  /**
+   * Builds the request handler, sealing routes, specs and the pipeline. Does
+   * not migrate: a caller who mounts the handler itself must migrate first.
+   */
+  handler(): RequestHandler {
+    if (this.built) return this.built;
+    const adapter = this.db;
+    const late = this.registry.modelNames().filter((name) => !adapter.models.includes(name));
+    if (late.length > 0) {
+      throw new ConfigError(
+        `model${late.length > 1 ? 's' : ''} ${late.join(', ')} ${late.length > 1 ? 'were' : 'was'} registered after the database adapter was opened and would not reach it; register every model before openSqlite/openPostgres`,
+      );
+    }
+    this.registry.seal('handler built');
+    for (const name of this.pipeline.scopedModels()) this.registry.require(name, 'a hook scope');
+    this.pipeline.seal();
+
+    for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
+    const deps: DispatchDeps = {
+      adapter: () => this.db,
+      log: this.log,
+      panicLog: this.panicLog,
+      queryTimeoutMs: this.config.queryTimeoutMs,
+      trustProxyHeaders: this.config.trustProxyHeaders ?? false,
+      serviceName: this.config.serviceName,
+      inflight: this.inflight,
+    };
+    const probes = createProbes({
+      availability: () => this.availability,
+      ping: (signal) => this.db.ping(signal),
+      checks: this.config.readinessChecks,
+      healthCheckDB: this.config.healthCheckDB ?? false,
+      timeoutMs: this.config.healthTimeoutMs,
+      publishChecks: this.config.probes.publishReadinessChecks ?? false,
+      log: this.log,
+    });
+    const router = buildRouter(
+      this.config,
+      this.registry.all(),
+      {
+        chain: (model, op) => this.chainFor(model, op),
+        serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
+      },
+      probes,
+    );
+    this.built = router.handler;
+    return this.built;
+  }
+
+  private chainFor(model: ModelMeta, op: Op): Chain {
+    const key = `${model.name}\0${op}`;
+    let chain = this.chains.get(key);
+    if (!chain) {
+      const defaults = modelDefaults(model, op, this.stores.get(model.name)!, { bodyLimit: this.config.bodyLimit });
+      chain = this.pipeline.build(model.name, op, defaults, this.config.trace, this.log);
+      this.chains.set(key, chain);
+    }
+    return chain;
+  }
+
+  /** Migrates (unless disabled), seals and listens. Resolves with the listening URL. */
+  async start(): Promise<{ url: string; port: number }> {
+    if (this.server) throw new ConfigError('the server is already started');
+    const adapter = this.db;
+    await adapter.init(this.log);
+    if (!this.config.disableAutoMigrate) await this.migrate();
+    const handler = this.handler();
+    const server = createHttpServer(handler);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.config.port, this.config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.availability = 'ready';
+    if (this.config.handleSignals) this.installSignalHandlers();
+    const { port } = server.address() as AddressInfo;
+    const host = this.config.host && this.config.host !== '0.0.0.0' && this.config.host !== '::' ? this.config.host : 'localhost';
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${this.config.pathPrefix}`;
+    this.log.info({ url, port }, 'listening');
+    return { url, port };
+  }
+
+  /** The bound port once started. */
+  get port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  /**
+   * Graceful shutdown: readiness turns 503, the listener closes, in-flight
+   * requests finish (up to shutdownTimeout), then the database closes.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.availability = 'stopping';
+    this.inflight.draining = true;
+    this.removeSignalHandlers();
+    const server = this.server;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = this.inflight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.inflight.drained = resolve));
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.config.shutdownTimeoutMs)));
+      const outcome = await Promise.race([drained.then(() => 'drained' as const), timeout]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        this.log.warn({ inflight: this.inflight.count, shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
+      }
+      server.closeAllConnections();
+      await closed;
+    }
+    await this.adapter?.close();
+    this.log.info({}, 'stopped');
+  }
+
+  private installSignalHandlers(): void {
+    const onSignal = () => {
+      this.log.info({}, 'signal received: shutting down');
+      this.stop().then(
+        () => process.exit(0),
+        (error) => {
+          this.log.error({ err: String(error) }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    this.signalHandler = onSignal;
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+
+  private removeSignalHandlers(): void {
+    if (!this.signalHandler) return;
+    process.off('SIGTERM', this.signalHandler);
+    process.off('SIGINT', this.signalHandler);
+    this.signalHandler = null;
+  }
+}
+
+/** Creates a server from a configuration (step 1 of the startup order). */
+export function createServer(config: ServerConfig = {}): App {
+  return new App(config);
+}

@@ -1,0 +1,90 @@
+import type { Logger } from '../log/logger.js';
+import type { SqlDialect } from '../sql/dialect.js';
+
+export type Row = Record<string, unknown>;
+
+export interface QueryOptions {
+  /** Aborts the statement (or refuses to start it) when the request's deadline passes or the client leaves. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs SQL. The adapter is one, and so is a transaction handle: code that
+ * receives an Executor does not care whether a transaction is active.
+ *
+ * `all`, `get` and `run` take the dialect's own placeholders (the SQL the
+ * registry and query planner build); `raw` takes `?` placeholders for SQL
+ * written by hand in hooks and rebinds them for the backend.
+ */
+export interface Executor {
+  readonly dialect: SqlDialect;
+  readonly inTransaction: boolean;
+  all(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
+  get(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row | undefined>;
+  run(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ changes: number }>;
+  raw(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
+  /**
+   * Runs `fn` in a transaction: committed when it resolves, rolled back when it
+   * throws. There are no nested transactions: calling this on a transaction
+   * handle fails with NestedTransactionError.
+   */
+  transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T>;
+}
+
+/** A column as the database reports it. */
+export interface ColumnInfo {
+  name: string;
+  /** Declared type, lower-cased (`text`, `integer`, `double precision`, ...). */
+  type: string;
+  nullable: boolean;
+}
+
+export interface Adapter extends Executor {
+  readonly inTransaction: false;
+  /** Model names known when the adapter was opened; models registered later do not reach it. */
+  readonly models: readonly string[];
+  /** Called once by `app.start()` before migrating: connection checks and warnings go to `logger`. */
+  init(logger: Logger): Promise<void>;
+  /** Runs DDL (one or more statements, no parameters). */
+  exec(sql: string): Promise<void>;
+  /** Table name → its columns, for migration. */
+  introspect(): Promise<Map<string, ColumnInfo[]>>;
+  /** Resolves when the database answers; used by /ready and /health. */
+  ping(signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class NestedTransactionError extends Error {
+  constructor() {
+    super('mfx: a transaction is already active on this handle; nested transactions are not supported, run the work inside the existing transaction');
+    this.name = 'NestedTransactionError';
+  }
+}
+
+/** Raised when the transaction could not be opened (mapped to TX_BEGIN_ERROR). */
+export class TxBeginError extends Error {
+  constructor(readonly cause: unknown) {
+    super('mfx: could not begin a transaction');
+    this.name = 'TxBeginError';
+  }
+}
+
+/** Raised when COMMIT failed; the work is rolled back (mapped to TX_COMMIT_ERROR). */
+export class TxCommitError extends Error {
+  constructor(readonly cause: unknown) {
+    super('mfx: could not commit the transaction');
+    this.name = 'TxCommitError';
+  }
+}
+
+/** Raised by an executor whose signal was aborted (mapped to TIMEOUT, or 499 for a client that left). */
+export class AbortedError extends Error {
+  constructor(readonly reason: unknown) {
+    super('mfx: the statement was cancelled');
+    this.name = 'AbortedError';
+  }
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AbortedError(signal.reason);
+}

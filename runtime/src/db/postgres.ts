@@ -1,0 +1,258 @@
+import pg from 'pg';
+import type { Logger } from '../log/logger.js';
+import type { Registry } from '../registry/registry.js';
+import { postgres } from '../sql/dialect.js';
+import {
+  AbortedError,
+  type Adapter,
+  type ColumnInfo,
+  type Executor,
+  NestedTransactionError,
+  type QueryOptions,
+  type Row,
+  TxBeginError,
+  TxCommitError,
+  throwIfAborted,
+} from './adapter.js';
+import { rebindQuestionMarks } from './rebind.js';
+
+export interface PostgresOptions {
+  /** Connection string of the primary. */
+  writeUrl: string;
+  /** Connection string of a replica for reads outside transactions; the write URL when empty. */
+  readUrl?: string;
+  /** Write pool size (default 3). */
+  writePool?: number;
+  /** Read pool size (default 6). */
+  readPool?: number;
+  /** Passed to every pg pool as is (ssl, connectionTimeoutMillis, ...). */
+  poolConfig?: pg.PoolConfig;
+}
+
+const OID = { int8: 20, numeric: 1700, timestamp: 1114, timestamptz: 1184, date: 1082 } as const;
+
+// Values come back in the shapes SQLite gives: numbers as numbers, timestamps as ISO strings.
+const toIsoString = (value: string) => {
+  const parsed = pg.types.getTypeParser(OID.timestamptz)(value) as Date | number;
+  return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
+};
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === OID.int8 || oid === OID.numeric) return (value: string) => Number(value);
+    if (oid === OID.timestamptz || oid === OID.timestamp) return toIsoString;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+/** JSON columns are jsonb: arrays must reach pg as JSON text, not as PostgreSQL arrays. */
+function bindAll(params: readonly unknown[]): unknown[] {
+  const out = new Array(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i];
+    out[i] =
+      value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)
+        ? JSON.stringify(value)
+        : value === undefined
+          ? null
+          : value;
+  }
+  return out;
+}
+
+/** A statement that only reads can go to the read pool. */
+const isRead = (sql: string) => /^\s*(select|show|explain)\b/i.test(sql) && !/\bfor\s+(update|share|no key update|key share)\b/i.test(sql);
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+class PostgresExecutor {
+  constructor(private readonly cancelConfig: pg.ClientConfig) {}
+
+  /** Runs one statement; an abort sends a CancelRequest for it and rejects with AbortedError. */
+  async query(target: Queryable, sql: string, params: readonly unknown[], options?: QueryOptions): Promise<pg.QueryResult<Row>> {
+    throwIfAborted(options?.signal);
+    const signal = options?.signal;
+    if (!signal) return target.query<Row>(sql, bindAll(params));
+    // A pool hides the connection, so aborting needs one held explicitly.
+    const client = target instanceof pg.Pool ? await target.connect() : target;
+    const onAbort = () => {
+      const active = (client as unknown as { activeQuery?: unknown }).activeQuery;
+      if (active) {
+        // pg sends a CancelRequest on a fresh socket; the method exists but is not in its types.
+        const canceller = new pg.Client(this.cancelConfig) as unknown as { cancel(client: unknown, query: unknown): void };
+        canceller.cancel(client, active);
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await client.query<Row>(sql, bindAll(params));
+    } catch (error) {
+      if (signal.aborted) throw new AbortedError(signal.reason);
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (client !== target) (client as pg.PoolClient).release();
+    }
+  }
+}
+
+class PostgresTransaction implements Executor {
+  readonly dialect = postgres;
+  readonly inTransaction = true;
+  closed = false;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly executor: PostgresExecutor,
+  ) {}
+
+  private target(): pg.PoolClient {
+    if (this.closed) throw new Error('mfx: this transaction has already ended; use the executor it was started with only inside its callback');
+    return this.client;
+  }
+
+  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return (await this.executor.query(this.target(), sql, params, options)).rows;
+  }
+  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return (await this.executor.query(this.target(), sql, params, options)).rows[0];
+  }
+  async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return { changes: (await this.executor.query(this.target(), sql, params, options)).rowCount ?? 0 };
+  }
+  async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.all(rebindQuestionMarks(sql), params, options);
+  }
+  async transaction<T>(): Promise<T> {
+    throw new NestedTransactionError();
+  }
+}
+
+class PostgresAdapter implements Adapter {
+  readonly dialect = postgres;
+  readonly inTransaction = false;
+  private readonly writePool: pg.Pool;
+  private readonly readPool: pg.Pool;
+  private readonly executor: PostgresExecutor;
+  private logger: Logger | null = null;
+
+  constructor(
+    private readonly options: PostgresOptions,
+    readonly models: readonly string[],
+  ) {
+    const writeConfig: pg.PoolConfig = { ...options.poolConfig, connectionString: options.writeUrl, types };
+    const readConfig: pg.PoolConfig = { ...options.poolConfig, connectionString: options.readUrl || options.writeUrl, types };
+    this.writePool = new pg.Pool({ ...writeConfig, max: options.writePool ?? 3 });
+    this.readPool = new pg.Pool({ ...readConfig, max: options.readPool ?? 6 });
+    // A connection that dies while idle (server restart, pg_terminate_backend) must not crash the process.
+    const onIdleError = (error: Error) => this.logger?.warn({ err: error.message }, 'postgres idle connection lost');
+    this.writePool.on('error', onIdleError);
+    this.readPool.on('error', onIdleError);
+    this.executor = new PostgresExecutor({ connectionString: options.writeUrl });
+  }
+
+  private pool(sql: string): pg.Pool {
+    return isRead(sql) ? this.readPool : this.writePool;
+  }
+
+  async init(logger: Logger): Promise<void> {
+    this.logger = logger;
+    const { rows } = await this.writePool.query<{ max_connections: string }>('SHOW max_connections');
+    const max = Number(rows[0]?.max_connections);
+    const claimed = (this.options.writePool ?? 3) + (this.options.readPool ?? 6);
+    if (Number.isFinite(max) && claimed > max / 2) {
+      logger.warn(
+        { writePool: this.options.writePool ?? 3, readPool: this.options.readPool ?? 6, max_connections: max },
+        `postgres pools claim ${claimed} connections, over half of the server's max_connections (${max}); lower writePool/readPool or raise max_connections`,
+      );
+    }
+  }
+
+  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return (await this.executor.query(this.pool(sql), sql, params, options)).rows;
+  }
+  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return (await this.executor.query(this.pool(sql), sql, params, options)).rows[0];
+  }
+  async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return { changes: (await this.executor.query(this.writePool, sql, params, options)).rowCount ?? 0 };
+  }
+  async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.all(rebindQuestionMarks(sql), params, options);
+  }
+
+  async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
+    throwIfAborted(options?.signal);
+    let client: pg.PoolClient;
+    try {
+      client = await this.writePool.connect();
+      await client.query('BEGIN');
+    } catch (error) {
+      throw new TxBeginError(error);
+    }
+    const tx = new PostgresTransaction(client, this.executor);
+    let broken: Error | undefined;
+    try {
+      let result: T;
+      try {
+        result = await fn(tx);
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw error;
+      }
+      try {
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw new TxCommitError(error);
+      }
+      return result;
+    } finally {
+      tx.closed = true;
+      // A connection that failed to roll back is destroyed instead of going back to the pool.
+      client.release(broken);
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.writePool.query(sql);
+  }
+
+  async introspect(): Promise<Map<string, ColumnInfo[]>> {
+    const { rows } = await this.writePool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+       WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+    );
+    const out = new Map<string, ColumnInfo[]>();
+    for (const row of rows) {
+      const columns = out.get(row.table_name) ?? [];
+      columns.push({ name: row.column_name, type: normalisePgType(row.data_type), nullable: row.is_nullable === 'YES' });
+      out.set(row.table_name, columns);
+    }
+    return out;
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.executor.query(this.writePool, 'SELECT 1', [], { signal });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.writePool.end(), this.readPool.end()]);
+  }
+}
+
+/** information_schema spells types long; the DDL spells them short. */
+function normalisePgType(type: string): string {
+  return type === 'timestamp with time zone' ? 'timestamptz' : type;
+}
+
+/**
+ * Opens the PostgreSQL backend for the models registered so far: a write pool
+ * (default 3 connections) and a read pool (default 6), both opened even when
+ * `readUrl` is empty. Reads outside a transaction use the read pool.
+ *
+ * @example
+ * app.setDB(openPostgres({ writeUrl: process.env.DB_WRITE_URL! }, app.registry));
+ */
+export function openPostgres(options: PostgresOptions, registry: Registry): Adapter {
+  return new PostgresAdapter(options, registry.modelNames());
+}

@@ -1,0 +1,264 @@
+import Database from 'better-sqlite3';
+import type { Registry } from '../registry/registry.js';
+import { sqlite } from '../sql/dialect.js';
+import {
+  type Adapter,
+  type ColumnInfo,
+  type Executor,
+  NestedTransactionError,
+  type QueryOptions,
+  type Row,
+  TxBeginError,
+  TxCommitError,
+  throwIfAborted,
+} from './adapter.js';
+import { WriteLock } from './lock.js';
+
+type Statement = Database.Statement<unknown[], Row>;
+
+export interface SqliteOptions {
+  /** How long a statement waits for another request's open transaction, in ms (default 10 000). */
+  lockTimeoutMs?: number;
+  /** Prepared statements kept per connection (default 1000). */
+  statementCacheSize?: number;
+}
+
+/** SQLite binds numbers, strings, bigints, buffers and null: everything else is converted here. */
+function bindValue(value: unknown): unknown {
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 1 : 0;
+    case 'undefined':
+      return null;
+    case 'object':
+      if (value === null || Buffer.isBuffer(value)) return value;
+      if (value instanceof Date) return value.toISOString();
+      return JSON.stringify(value);
+    default:
+      return value;
+  }
+}
+
+function bindAll(params: readonly unknown[]): unknown[] {
+  const out = new Array(params.length);
+  for (let i = 0; i < params.length; i++) out[i] = bindValue(params[i]);
+  return out;
+}
+
+/** A connection with its own prepared-statement cache. */
+class Connection {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    readonly db: Database.Database,
+    private readonly cacheSize: number,
+  ) {}
+
+  prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql) as Statement;
+      if (this.statements.size >= this.cacheSize) {
+        this.statements.delete(this.statements.keys().next().value!);
+      }
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  all(sql: string, params: readonly unknown[]): Row[] {
+    const statement = this.prepare(sql);
+    return statement.reader ? statement.all(...bindAll(params)) : (statement.run(...bindAll(params)), []);
+  }
+
+  get(sql: string, params: readonly unknown[]): Row | undefined {
+    const statement = this.prepare(sql);
+    if (!statement.reader) {
+      statement.run(...bindAll(params));
+      return undefined;
+    }
+    return statement.get(...bindAll(params));
+  }
+
+  run(sql: string, params: readonly unknown[]): { changes: number } {
+    const statement = this.prepare(sql);
+    if (statement.reader) return { changes: statement.all(...bindAll(params)).length };
+    return { changes: statement.run(...bindAll(params)).changes };
+  }
+}
+
+class SqliteTransaction implements Executor {
+  readonly dialect = sqlite;
+  readonly inTransaction = true;
+  closed = false;
+
+  constructor(private readonly connection: Connection) {}
+
+  private check(options?: QueryOptions): Connection {
+    if (this.closed) throw new Error('mfx: this transaction has already ended; use the executor it was started with only inside its callback');
+    throwIfAborted(options?.signal);
+    return this.connection;
+  }
+
+  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.check(options).all(sql, params);
+  }
+  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.check(options).get(sql, params);
+  }
+  async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.check(options).run(sql, params);
+  }
+  async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.check(options).all(sql, params);
+  }
+  async transaction<T>(): Promise<T> {
+    throw new NestedTransactionError();
+  }
+}
+
+class SqliteAdapter implements Adapter {
+  readonly dialect = sqlite;
+  readonly inTransaction = false;
+  private readonly writer: Connection;
+  /** File databases read through a second connection, so reads never wait for an open transaction. */
+  private readonly reader: Connection | null;
+  private readonly lock: WriteLock;
+
+  constructor(
+    path: string,
+    readonly models: readonly string[],
+    options: SqliteOptions,
+  ) {
+    const cacheSize = options.statementCacheSize ?? 1000;
+    const memory = path === ':memory:' || path === '';
+    const writer = new Database(memory ? ':memory:' : path);
+    if (!memory) writer.pragma('journal_mode = WAL');
+    writer.pragma('synchronous = NORMAL');
+    writer.pragma('foreign_keys = ON');
+    writer.pragma('busy_timeout = 5000');
+    this.writer = new Connection(writer, cacheSize);
+    if (memory) {
+      this.reader = null;
+    } else {
+      const reader = new Database(path, { readonly: true });
+      reader.pragma('busy_timeout = 5000');
+      this.reader = new Connection(reader, cacheSize);
+    }
+    this.lock = new WriteLock(options.lockTimeoutMs ?? 10_000);
+  }
+
+  /** The writer, once no other request's transaction holds it. */
+  private async writable(options?: QueryOptions): Promise<Connection> {
+    throwIfAborted(options?.signal);
+    if (this.lock.locked) await this.lock.idle(options?.signal);
+    return this.writer;
+  }
+
+  private async readable(options?: QueryOptions): Promise<Connection> {
+    if (this.reader) {
+      throwIfAborted(options?.signal);
+      return this.reader;
+    }
+    return this.writable(options);
+  }
+
+  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    const statement = (this.reader ?? this.writer).prepare(sql);
+    const connection = statement.readonly ? await this.readable(options) : await this.writable(options);
+    return connection.all(sql, params);
+  }
+
+  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    const statement = (this.reader ?? this.writer).prepare(sql);
+    const connection = statement.readonly ? await this.readable(options) : await this.writable(options);
+    return connection.get(sql, params);
+  }
+
+  async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return (await this.writable(options)).run(sql, params);
+  }
+
+  async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this.all(sql, params, options);
+  }
+
+  async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
+    throwIfAborted(options?.signal);
+    await this.lock.acquire(options?.signal);
+    const tx = new SqliteTransaction(this.writer);
+    try {
+      try {
+        this.writer.db.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw new TxBeginError(error);
+      }
+      let result: T;
+      try {
+        result = await fn(tx);
+      } catch (error) {
+        if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
+        throw error;
+      }
+      try {
+        this.writer.db.exec('COMMIT');
+      } catch (error) {
+        if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
+        throw new TxCommitError(error);
+      }
+      return result;
+    } finally {
+      tx.closed = true;
+      this.lock.release();
+    }
+  }
+
+  async init(): Promise<void> {}
+
+  async exec(sql: string): Promise<void> {
+    (await this.writable()).db.exec(sql);
+  }
+
+  async introspect(): Promise<Map<string, ColumnInfo[]>> {
+    const db = (await this.writable()).db;
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all() as { name: string }[];
+    const out = new Map<string, ColumnInfo[]>();
+    for (const { name } of tables) {
+      const columns = db.prepare('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)').all(name) as {
+        name: string;
+        type: string;
+        nn: number;
+        pk: number;
+      }[];
+      out.set(
+        name,
+        columns.map((c) => ({ name: c.name, type: c.type.toLowerCase(), nullable: c.nn === 0 && c.pk === 0 })),
+      );
+    }
+    return out;
+  }
+
+  async ping(): Promise<void> {
+    (this.reader ?? this.writer).get('SELECT 1', []);
+  }
+
+  async close(): Promise<void> {
+    this.reader?.db.close();
+    this.writer.db.close();
+  }
+}
+
+/**
+ * Opens the embedded SQLite backend for the models registered so far.
+ *
+ * `path` is a file path or `:memory:`. Files use WAL; write transactions
+ * begin IMMEDIATE so read-then-write transactions serialise.
+ *
+ * @example
+ * app.setDB(openSqlite('./app.db', app.registry));
+ */
+export function openSqlite(path: string, registry: Registry, options: SqliteOptions = {}): Adapter {
+  return new SqliteAdapter(path, registry.modelNames(), options);
+}

@@ -1,0 +1,141 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Adapter } from '../db/adapter.js';
+import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from '../db/errors.js';
+import { ApiError } from '../errors/api-error.js';
+import { CLIENT_CLOSED_STATUS } from '../errors/catalogue.js';
+import type { Logger } from '../log/logger.js';
+import { Context } from '../pipeline/context.js';
+import type { Chain } from '../pipeline/pipeline.js';
+import type { Op } from '../pipeline/types.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from './respond.js';
+
+export interface DispatchDeps {
+  adapter: () => Adapter;
+  log: Logger;
+  panicLog: Logger;
+  queryTimeoutMs: number;
+  trustProxyHeaders: boolean;
+  serviceName?: string;
+  /** Requests being served, for graceful shutdown. */
+  inflight: { count: number; drained: (() => void) | null; draining: boolean };
+}
+
+/** Search part of the URL (after `?`), without parsing it yet. */
+function searchOf(url: string | undefined): string {
+  const i = url?.indexOf('?') ?? -1;
+  return i === -1 ? '' : url!.slice(i + 1);
+}
+
+function decodeParams(params: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key in params) {
+    try {
+      out[key] = decodeURIComponent(params[key]);
+    } catch {
+      out[key] = params[key];
+    }
+  }
+  return out;
+}
+
+/**
+ * Serves one request of a generated route: builds the context, runs the
+ * chain, writes what it produced, and logs one line. A deadline answers 504
+ * at once and cancels the work; a client that leaves is logged as 499.
+ */
+export async function dispatch(
+  deps: DispatchDeps,
+  req: IncomingMessage & { params?: Record<string, string> },
+  res: ServerResponse,
+  model: ModelMeta | null,
+  op: Op,
+  chain: Chain,
+): Promise<void> {
+  const started = performance.now();
+  const inflight = deps.inflight;
+  inflight.count++;
+  const requestId = requestIdOf(req);
+  const ctx = new Context(
+    req,
+    res,
+    model,
+    op,
+    decodeParams(req.params),
+    requestId,
+    traceIdOf(req),
+    deps.adapter(),
+    deps.log,
+    searchOf(req.url),
+  );
+  ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
+  if (inflight.draining) ctx.headers.Connection = 'close';
+  const defaults = { serviceName: deps.serviceName };
+
+  let status = 0;
+  let timer: NodeJS.Timeout | undefined;
+  if (deps.queryTimeoutMs > 0) {
+    timer = setTimeout(() => {
+      ctx.abort(ABORT_TIMEOUT);
+      if (!res.headersSent) {
+        status = 504;
+        sendError(ctx, new ApiError('TIMEOUT', `the request did not finish within ${deps.queryTimeoutMs} ms`), defaults);
+      }
+    }, deps.queryTimeoutMs);
+  }
+  const onClose = () => {
+    if (!res.writableFinished) {
+      ctx.abort(ABORT_CLIENT_CLOSED);
+      status = CLIENT_CLOSED_STATUS;
+    }
+  };
+  res.once('close', onClose);
+
+  try {
+    await chain(ctx);
+    if (status === 0) {
+      sendContext(ctx, defaults);
+      status = ctx.response?.status ?? 500;
+    }
+  } catch (thrown) {
+    const error = thrown instanceof ApiError ? thrown : panic(thrown, ctx, deps.panicLog);
+    if (status === 0) {
+      if (ctx.signal.aborted && ctx.signal.reason === ABORT_CLIENT_CLOSED) status = CLIENT_CLOSED_STATUS;
+      else {
+        sendError(ctx, error, defaults);
+        status = error.status;
+      }
+    }
+    if (error.status >= 500 && error.code !== 'TIMEOUT' && status !== CLIENT_CLOSED_STATUS) {
+      deps.log.error({ requestId, code: error.code }, 'request failed');
+    }
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (res.writableFinished || status === CLIENT_CLOSED_STATUS) res.off('close', onClose);
+    deps.log.info(
+      {
+        requestId,
+        traceId: ctx.traceId,
+        method: req.method,
+        path: req.url?.split('?')[0],
+        status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        model: model?.name,
+        op,
+        remoteAddress: ctx.remoteAddress,
+      },
+      'request',
+    );
+    inflight.count--;
+    if (inflight.count === 0 && inflight.drained) inflight.drained();
+  }
+}
+
+/** Anything that escaped the chain without being an ApiError: a bug, logged as a panic. */
+function panic(thrown: unknown, ctx: Context, panicLog: Logger): ApiError {
+  panicLog.error(
+    { requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown) },
+    'panic recovered',
+  );
+  return new ApiError('PANIC');
+}

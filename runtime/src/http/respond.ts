@@ -1,0 +1,83 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors/api-error.js';
+import type { Context } from '../pipeline/context.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The client's X-Request-Id when it is a sane token, else a fresh UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The trace id of a valid W3C traceparent header, else a fresh one. */
+export function traceIdOf(req: IncomingMessage): string {
+  const header = req.headers.traceparent;
+  if (typeof header === 'string') {
+    const match = TRACEPARENT.exec(header.trim().toLowerCase());
+    // Version ff and all-zero ids are invalid by the W3C rules.
+    if (match && match[1] !== 'ff' && !/^0+$/.test(match[2]) && !/^0+$/.test(match[3])) return match[2];
+  }
+  return randomBytes(16).toString('hex');
+}
+
+export function remoteAddressOf(req: IncomingMessage, trustProxyHeaders: boolean): string {
+  if (trustProxyHeaders) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? '';
+}
+
+/** Common headers of every response of the API. */
+export interface ResponseDefaults {
+  serviceName?: string;
+}
+
+/** Writes a JSON (or empty) response with the request's headers. */
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>): void {
+  if (res.headersSent || res.writableEnded) return;
+  if (body === undefined || status === 204 || status === 304) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  headers['Content-Type'] = 'application/json; charset=utf-8';
+  headers['Content-Length'] = Buffer.byteLength(text);
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+function baseHeaders(ctx: Context, defaults: ResponseDefaults): Record<string, string | number> {
+  const headers: Record<string, string | number> = { 'X-Request-Id': ctx.requestId };
+  if (defaults.serviceName) headers['X-Service-Name'] = defaults.serviceName;
+  if (ctx.timings) {
+    headers['Server-Timing'] = Object.entries(ctx.timings)
+      .map(([step, ms]) => `${step};dur=${(ms as number).toFixed(2)}`)
+      .join(', ');
+  }
+  Object.assign(headers, ctx.headers);
+  return headers;
+}
+
+/** Writes the response the pipeline produced. */
+export function sendContext(ctx: Context, defaults: ResponseDefaults): void {
+  const response = ctx.response;
+  if (!response) {
+    sendError(ctx, new ApiError('INTERNAL'), defaults);
+    return;
+  }
+  const headers = baseHeaders(ctx, defaults);
+  if (response.headers) Object.assign(headers, response.headers);
+  writeJson(ctx.res, response.status, response.body, headers);
+}
+
+export function sendError(ctx: Context, error: ApiError, defaults: ResponseDefaults): void {
+  const headers = baseHeaders(ctx, defaults);
+  if (error.headers) Object.assign(headers, error.headers);
+  writeJson(ctx.res, error.status, error.toJSON(), headers);
+}

@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import polka from 'polka';
+import sirv from 'sirv';
+import { ApiError } from '../errors/api-error.js';
+import type { ResolvedConfig } from '../config/config.js';
+import type { Chain } from '../pipeline/pipeline.js';
+import type { Op } from '../pipeline/types.js';
+import type { HttpMiddleware, ProbeOptions, ProbesConfig } from '../probes/probes.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import { allowedMethods } from '../pipeline/defaults.js';
+import { writeJson } from './respond.js';
+
+/** Request URIs above 8 KiB are refused before routing. */
+export const MAX_URI_BYTES = 8 * 1024;
+
+type Request = IncomingMessage & { params?: Record<string, string>; path?: string };
+type Handler = (req: Request, res: ServerResponse) => void;
+
+export interface RouteTable {
+  /** (model, op) → chain, composed at seal. */
+  chain(model: ModelMeta, op: Op): Chain;
+  serve(req: Request, res: ServerResponse, model: ModelMeta | null, op: Op, chain: Chain): void;
+}
+
+export interface ProbeHandlers {
+  live: Handler;
+  ready: Handler;
+  health: Handler;
+}
+
+function errorResponse(res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
+  writeJson(res, error.status, error.toJSON(), { ...headers, ...(error.headers ?? {}) });
+}
+
+/** Runs connect-style middleware in order, then `last`. */
+function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler): Handler {
+  if (middleware.length === 0) return last;
+  return (req, res) => {
+    let i = 0;
+    const next = (error?: unknown) => {
+      if (error) return errorResponse(res, new ApiError('INTERNAL'));
+      const mw = middleware[i++];
+      if (mw) mw(req, res, next);
+      else last(req, res);
+    };
+    next();
+  };
+}
+
+/**
+ * The polka application: URI guard, router-level middleware, static files,
+ * probes, then one route per (model, method). Built once when the server
+ * seals; nothing is looked up by scanning models per request.
+ */
+export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteTable, probes: ProbeHandlers) {
+  const prefix = config.pathPrefix;
+  const app = polka({
+    onNoMatch: (req: Request, res: ServerResponse) =>
+      errorResponse(res, new ApiError('NOT_FOUND', `no route for ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}`)),
+    onError: (_error: unknown, _req: Request, res: ServerResponse) => errorResponse(res, new ApiError('INTERNAL')),
+  });
+
+  app.use((req: Request, res: ServerResponse, next: () => void) => {
+    if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
+      return errorResponse(res, new ApiError('URI_TOO_LONG', `request URI is longer than ${MAX_URI_BYTES} bytes; move long filters into fewer clauses`));
+    }
+    next();
+  });
+  for (const middleware of config.httpMiddlewares) app.use(middleware);
+  if (config.staticDir) {
+    const files = sirv(config.staticDir, { dev: false, etag: true });
+    app.use((req: Request, res: ServerResponse, next: () => void) => {
+      const path = req.path ?? '';
+      if (prefix && (path === prefix || path.startsWith(`${prefix}/`))) return next();
+      files(req, res, next);
+    });
+  }
+
+  mountProbes(app, prefix, config.probes, probes);
+
+  for (const model of models) {
+    if (!model.mounted) continue;
+    const base = `${prefix}/${model.table}`;
+    const item = `${base}/:id`;
+    const handle = (op: Op): Handler => {
+      const chain = routes.chain(model, op);
+      return (req, res) => routes.serve(req, res, model, op, chain);
+    };
+    const notAllowed = (path: 'collection' | 'item'): Handler => (_req, res) =>
+      errorResponse(res, new ApiError('METHOD_NOT_ALLOWED', `method not allowed on this ${model.options.singleton ? 'singleton ' : ''}resource`), {
+        Allow: path === 'item' && model.options.singleton ? '' : allowedMethods(model, path === 'item'),
+      });
+
+    if (model.options.singleton) {
+      app.get(base, handle('read')).head(base, handle('read')).patch(base, handle('update')).options(base, handle('options'));
+      app.all(base, notAllowed('collection'));
+      app.all(item, notAllowed('item'));
+      continue;
+    }
+    app.get(base, handle('list')).head(base, handle('list')).post(base, handle('create')).options(base, handle('options'));
+    app.get(item, handle('read')).head(item, handle('read')).patch(item, handle('update')).delete(item, handle('delete')).options(item, handle('options'));
+    app.all(base, notAllowed('collection'));
+    app.all(item, notAllowed('item'));
+  }
+  return app;
+}
+
+function mountProbes(app: ReturnType<typeof polka>, prefix: string, config: ProbesConfig, probes: ProbeHandlers): void {
+  const shared = config.middleware ?? [];
+  const mount = (name: 'live' | 'ready' | 'health', options: ProbeOptions | undefined) => {
+    if (options?.disabled) return;
+    const handler = chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name]);
+    app.get(`${prefix}/${name}`, handler).head(`${prefix}/${name}`, handler);
+  };
+  mount('live', config.live);
+  mount('ready', config.ready);
+  mount('health', config.health);
+}

@@ -1,0 +1,28 @@
+import { pino } from 'pino';
+
+/** The logging surface mfx uses; pino loggers satisfy it as they are. */
+export interface Logger {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}
+
+/** One JSON object a line on stdout, with the service name when one is set. */
+export function defaultLogger(serviceName?: string): Logger {
+  return pino({ base: serviceName ? { service: serviceName } : {}, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/** Adds the `service` attribute to every line of a caller-supplied logger. */
+export function withService(logger: Logger, serviceName: string | undefined): Logger {
+  if (!serviceName) return logger;
+  const add = (fields: object) => ({ service: serviceName, ...fields });
+  return {
+    debug: (f, m) => logger.debug(add(f), m),
+    info: (f, m) => logger.info(add(f), m),
+    warn: (f, m) => logger.warn(add(f), m),
+    error: (f, m) => logger.error(add(f), m),
+  };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,0 +1,107 @@
+import type { Adapter, ColumnInfo } from '../db/adapter.js';
+import type { Logger } from '../log/logger.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import { columnDefinitions, constraintName } from '../sql/templates.js';
+
+export interface MigrationReport {
+  createdTables: string[];
+  /** `table.column` of every column added to an existing table. */
+  addedColumns: string[];
+  /** Differences that migration does not fix (it never drops or alters columns). */
+  warnings: string[];
+}
+
+/**
+ * Brings the database up to the registry: creates missing tables and
+ * indexes, adds missing columns, never drops or alters anything, and reports
+ * every drift it sees as a warning naming the table and column.
+ */
+export async function migrate(adapter: Adapter, models: readonly ModelMeta[], logger: Logger): Promise<MigrationReport> {
+  const dialect = adapter.dialect;
+  const report: MigrationReport = { createdTables: [], addedColumns: [], warnings: [] };
+  const existing = await adapter.introspect();
+  const tables = new Map(models.map((m) => [m.name, m.table]));
+
+  for (const model of models) {
+    const templates = model.sql(dialect.name);
+    const columns = existing.get(model.table);
+    if (!columns) {
+      await adapter.exec(templates.createTable);
+      report.createdTables.push(model.table);
+    } else {
+      await addMissingColumns(adapter, model, columns, tables, report);
+      reportDrift(model, columns, adapter, report);
+    }
+    for (const statement of templates.createIndexes) await adapter.exec(statement);
+  }
+  // PostgreSQL checks referenced tables exist, so constraints come after every table.
+  for (const model of models) {
+    for (const statement of model.sql(dialect.name).foreignKeys) await adapter.exec(statement);
+  }
+
+  for (const warning of report.warnings) logger.warn({ migration: 'drift' }, warning);
+  if (report.createdTables.length || report.addedColumns.length) {
+    logger.info({ createdTables: report.createdTables, addedColumns: report.addedColumns }, 'migration applied');
+  }
+  return report;
+}
+
+async function addMissingColumns(
+  adapter: Adapter,
+  model: ModelMeta,
+  columns: ColumnInfo[],
+  tables: ReadonlyMap<string, string>,
+  report: MigrationReport,
+): Promise<void> {
+  const dialect = adapter.dialect;
+  const present = new Set(columns.map((c) => c.name));
+  for (const [column, definition] of columnDefinitions(model.manifest, tables, dialect)) {
+    if (present.has(column)) continue;
+    let added = definition;
+    let uniqueIndex = false;
+    if (dialect.name === 'sqlite') {
+      // SQLite cannot add a UNIQUE column, nor a REFERENCES column with a non-null default.
+      if (/ UNIQUE\b/.test(added)) {
+        added = added.replace(/ UNIQUE\b/, '');
+        uniqueIndex = true;
+      }
+      if (/ REFERENCES /.test(added) && / DEFAULT (?!NULL)/.test(added)) {
+        added = added.replace(/ REFERENCES .*$/, '');
+        report.warnings.push(
+          `${model.table}.${column} was added without its foreign-key constraint (SQLite cannot add one to an existing table with a non-null default); recreate the table to enforce it`,
+        );
+      }
+    }
+    await adapter.exec(`ALTER TABLE ${dialect.quote(model.table)} ADD COLUMN ${added}`);
+    if (uniqueIndex) {
+      await adapter.exec(
+        `CREATE UNIQUE INDEX IF NOT EXISTS ${dialect.quote(constraintName('uq', model.table, column))} ON ${dialect.quote(model.table)} (${dialect.quote(column)})`,
+      );
+    }
+    report.addedColumns.push(`${model.table}.${column}`);
+  }
+}
+
+function reportDrift(model: ModelMeta, columns: ColumnInfo[], adapter: Adapter, report: MigrationReport): void {
+  const dialect = adapter.dialect;
+  const declared = new Map(model.columns.map((c) => [c.column, c]));
+  for (const column of columns) {
+    const expected = declared.get(column.name);
+    if (!expected) {
+      report.warnings.push(
+        `${model.table}.${column.name} exists in the database but model ${model.name} does not declare it; it is kept (migration never drops columns)`,
+      );
+      continue;
+    }
+    const type = dialect.columnType(expected.field ?? { type: expected.type }).toLowerCase();
+    if (column.type !== type) {
+      report.warnings.push(`${model.table}.${column.name} is ${column.type} in the database but model ${model.name} declares ${type}; migration does not change column types`);
+    }
+    const isPrimaryKey = expected.field?.base === 'id';
+    if (!isPrimaryKey && column.nullable !== expected.nullable) {
+      report.warnings.push(
+        `${model.table}.${column.name} is ${column.nullable ? 'NULL' : 'NOT NULL'} in the database but model ${model.name} declares it ${expected.nullable ? 'nullable' : 'not nullable'}; migration does not change nullability`,
+      );
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Adapter, Executor } from '../db/adapter.js';
+import type { Logger } from '../log/logger.js';
+import type { ListQuery } from '../query/types.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import type { Identity, Op, Step } from './types.js';
+
+export interface PendingResponse {
+  status: number;
+  /** JSON-serialisable body; undefined sends no body. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** An equality a scope hook (tenancy, force filter) adds to every read and write of the request. */
+export interface ScopeFilter {
+  /** JSON name of the field. */
+  field: string;
+  value: unknown;
+}
+
+type Callback = () => unknown;
+
+/**
+ * Everything a hook sees about one request. Created once per request and
+ * passed down the chain; hooks read and change it.
+ */
+export class Context {
+  /** Path parameters, e.g. `{ id }`. */
+  params: Record<string, string>;
+  /** Query string, parsed once. */
+  readonly searchParams: URLSearchParams;
+  /** Parsed list and read parameters (Deserialize step). */
+  query: ListQuery | null = null;
+  /** The raw request body (Deserialize step), null when none was read. */
+  rawBody: Buffer | null = null;
+  /** The parsed JSON body, keyed by JSON field name (create and update). */
+  body: Record<string, unknown> | null = null;
+  /** The caller, set by an authenticator hook; null means anonymous. */
+  identity: Identity | null = null;
+  /** Where SQL runs: the adapter, or the active transaction. */
+  db: Executor;
+  /** The active transaction, or null. */
+  tx: Executor | null = null;
+  /** What the DB step produced (a record, a page of records, ...). */
+  result: unknown = undefined;
+  /** The response the Response step built or a hook set; written after the chain. */
+  response: PendingResponse | null = null;
+  /** Extra headers added to whatever response is written. */
+  readonly headers: Record<string, string> = {};
+  /** Equalities applied to every read and write (tenancy, force filter). */
+  scope: ScopeFilter[] = [];
+  /** Free space for hooks to pass values along. */
+  readonly state: Record<string, unknown> = {};
+  /** Remote address (the forwarded client when TrustProxyHeaders is set). */
+  remoteAddress = '';
+  /** Step timings in ms when Trace.Timings is on. */
+  timings: Partial<Record<Step, number>> | null = null;
+
+  /** Callbacks to run after the active transaction commits. */
+  afterCommitCallbacks: Callback[] | null = null;
+  private readonly controller = new AbortController();
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly model: ModelMeta | null,
+    readonly op: Op,
+    params: Record<string, string>,
+    readonly requestId: string,
+    readonly traceId: string,
+    readonly adapter: Adapter,
+    readonly log: Logger,
+    search: string,
+  ) {
+    this.params = params;
+    this.searchParams = new URLSearchParams(search);
+    this.db = adapter;
+  }
+
+  /** Aborted when the request's deadline passes or the client disconnects. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  abort(reason: string): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  /** Sets the response. Return without calling next() to end the chain here. */
+  respond(status: number, body?: unknown, headers?: Record<string, string>): void {
+    this.response = { status, body, headers };
+  }
+
+  /**
+   * Runs `fn` after the active transaction commits; dropped on rollback; runs
+   * at once when no transaction is active.
+   */
+  afterCommit(fn: Callback): void {
+    if (this.afterCommitCallbacks) this.afterCommitCallbacks.push(fn);
+    else void runCallback(fn, this.log);
+  }
+}
+
+export async function runCallback(fn: Callback, log: Logger): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    log.error({ err: String((error as Error)?.stack ?? error) }, 'after-commit callback failed');
+  }
+}

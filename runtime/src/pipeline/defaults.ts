@@ -1,0 +1,159 @@
+import { mapDbError } from '../db/errors.js';
+import { ApiError } from '../errors/api-error.js';
+import { isMultipart, parseJsonObject, readBody } from '../http/body.js';
+import { parseListQuery, parseReadQuery } from '../query/parse.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import { buildProjector, type RecordData } from '../store/codec.js';
+import type { ModelStore, Page } from '../store/model-store.js';
+import type { Context } from './context.js';
+import type { StepDefaults } from './pipeline.js';
+import type { Hook, Op } from './types.js';
+import { applyDefaults, stripBody, validateBody } from './validate.js';
+
+export interface DefaultsOptions {
+  bodyLimit: number;
+}
+
+const notFound = (model: ModelMeta, id: string) => new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
+
+/** Runs a store call, turning driver errors into API errors. */
+async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const mapped = mapDbError(error, ctx.op);
+    if (mapped.code === 'DB_ERROR') {
+      ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
+    }
+    throw mapped;
+  }
+}
+
+function deserializeBody(options: DefaultsOptions): Hook {
+  return async (ctx, next) => {
+    if (isMultipart(ctx.req)) throw new ApiError('NO_STORAGE', 'multipart bodies need file storage; configure FileStorage or send JSON');
+    ctx.rawBody = await readBody(ctx.req, options.bodyLimit);
+    ctx.body = parseJsonObject(ctx.rawBody);
+    await next();
+  };
+}
+
+/** The default step behaviour for one model and operation. */
+export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, options: DefaultsOptions): StepDefaults {
+  const project = buildProjector(model);
+  const storeOptions = (ctx: Context) => ({ signal: ctx.signal, scope: ctx.scope });
+  const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
+
+  switch (op) {
+    case 'list':
+      return {
+        ...none,
+        deserialize: async (ctx, next) => {
+          ctx.query = parseListQuery(model, ctx.searchParams);
+          await next();
+        },
+        db: async (ctx, next) => {
+          ctx.result = await db(ctx, () => store.list(ctx.db, ctx.query!, storeOptions(ctx)));
+          await next();
+        },
+        response: async (ctx, next) => {
+          const page = ctx.result as Page;
+          const { limit, page: number } = ctx.query!;
+          ctx.respond(200, {
+            data: page.records.map((r) => project(r, ctx.query!.select)),
+            meta: { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) },
+          });
+          await next();
+        },
+      };
+    case 'read':
+      return {
+        ...none,
+        deserialize: async (ctx, next) => {
+          ctx.query = parseReadQuery(model, ctx.searchParams);
+          await next();
+        },
+        db: async (ctx, next) => {
+          const record = await db(ctx, () => store.findById(ctx.db, ctx.params.id, storeOptions(ctx)));
+          if (!record) throw notFound(model, ctx.params.id);
+          ctx.result = record;
+          await next();
+        },
+        response: async (ctx, next) => {
+          ctx.respond(200, { data: project(ctx.result as RecordData, ctx.query?.select) });
+          await next();
+        },
+      };
+    case 'create':
+      return {
+        ...none,
+        deserialize: deserializeBody(options),
+        validate: async (ctx, next) => {
+          const body = stripBody(ctx.body!, model.createKeys);
+          validateBody(model.validators.create, body, model);
+          applyDefaults(body, model);
+          ctx.body = body;
+          await next();
+        },
+        db: async (ctx, next) => {
+          ctx.result = await db(ctx, () => store.insert(ctx.db, { ...ctx.body }, storeOptions(ctx)));
+          await next();
+        },
+        response: async (ctx, next) => {
+          ctx.respond(201, { data: project(ctx.result as RecordData) });
+          await next();
+        },
+      };
+    case 'update':
+      return {
+        ...none,
+        deserialize: deserializeBody(options),
+        validate: async (ctx, next) => {
+          const body = stripBody(ctx.body!, model.updateKeys);
+          validateBody(model.validators.update, body, model);
+          ctx.body = body;
+          await next();
+        },
+        db: async (ctx, next) => {
+          const record = await db(ctx, () => store.update(ctx.db, ctx.params.id, { ...ctx.body }, storeOptions(ctx)));
+          if (!record) throw notFound(model, ctx.params.id);
+          ctx.result = record;
+          await next();
+        },
+        response: async (ctx, next) => {
+          ctx.respond(200, { data: project(ctx.result as RecordData) });
+          await next();
+        },
+      };
+    case 'delete':
+      return {
+        ...none,
+        db: async (ctx, next) => {
+          const removed = await db(ctx, () => store.remove(ctx.db, ctx.params.id, storeOptions(ctx)));
+          if (!removed) throw notFound(model, ctx.params.id);
+          ctx.result = null;
+          await next();
+        },
+        response: async (ctx, next) => {
+          ctx.respond(204);
+          await next();
+        },
+      };
+    case 'options':
+      return {
+        ...none,
+        response: async (ctx, next) => {
+          ctx.respond(204, undefined, { Allow: allowedMethods(model, ctx.params.id !== undefined) });
+          await next();
+        },
+      };
+    default:
+      return none;
+  }
+}
+
+/** The methods a model path answers, for Allow headers. */
+export function allowedMethods(model: ModelMeta, item: boolean): string {
+  if (model.options.singleton) return 'GET, HEAD, PATCH, OPTIONS';
+  return item ? 'GET, HEAD, PATCH, DELETE, OPTIONS' : 'GET, HEAD, POST, OPTIONS';
+}

@@ -1,0 +1,200 @@
+import { ApiError, ConfigError, RegistrationClosedError } from '../errors/api-error.js';
+import type { Logger } from '../log/logger.js';
+import type { Context } from './context.js';
+import { type Hook, type HookScope, type Next, OPS, type Op, POSITIONS, type Position, requiresBeforePosition, STEPS, type Step } from './types.js';
+
+export interface TraceConfig {
+  /** Master switch; the other flags only apply when it is on. */
+  enabled?: boolean;
+  /** Log each step as the request enters it. */
+  steps?: boolean;
+  /** Send a Server-Timing header with the time spent in each step. */
+  timings?: boolean;
+  /** Log where a hook ended the chain early. */
+  aborts?: boolean;
+  /** Log request and response bodies. */
+  bodies?: boolean;
+  /** Log the steps a short-circuit skipped. */
+  skips?: boolean;
+}
+
+interface HookEntry {
+  step: Step;
+  hook: Hook;
+  position: Position;
+  models: ReadonlySet<string> | null;
+  ops: ReadonlySet<Op> | null;
+}
+
+/** The default behaviour of each step for one (model, op); null where the step does nothing. */
+export type StepDefaults = Record<Step, Hook | null>;
+
+export type Chain = (ctx: Context) => Promise<void>;
+
+/** Engine errors a hook can only throw by mistake: treated as panics, not as returned errors. */
+const programmingErrors = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
+
+/**
+ * Classifies what a hook threw: an ApiError answers as it says; an Error is a
+ * returned error (500 INTERNAL); a programming error or a non-Error value is a
+ * panic (500 PANIC). The original is logged, never sent.
+ */
+export function hookFailure(thrown: unknown, ctx: Context, step: Step): ApiError {
+  if (thrown instanceof ApiError) return thrown;
+  const panic = !(thrown instanceof Error) || programmingErrors.some((type) => thrown.constructor === type);
+  const err = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
+  ctx.log.error({ requestId: ctx.requestId, step, model: ctx.model?.name, op: ctx.op, err }, panic ? 'hook panicked' : 'hook returned an error');
+  return new ApiError(panic ? 'PANIC' : 'INTERNAL');
+}
+
+/**
+ * Wraps a user hook so that what it throws is classified where it happens,
+ * while errors coming back up from later links pass through untouched.
+ */
+function guard(hook: Hook, step: Step): Hook {
+  return async (ctx, next) => {
+    let downstream: unknown = guard;
+    const guardedNext: Next = async () => {
+      try {
+        await next();
+      } catch (error) {
+        downstream = error;
+        throw error;
+      }
+    };
+    try {
+      await hook(ctx, guardedNext);
+    } catch (error) {
+      if (error === downstream) throw error;
+      throw hookFailure(error, ctx, step);
+    }
+  };
+}
+
+function compose(links: readonly Hook[]): Chain {
+  return (ctx) => {
+    let reached = -1;
+    const dispatch = (i: number): Promise<void> => {
+      if (i <= reached) return Promise.reject(new Error('mfx: next() called more than once in one hook'));
+      reached = i;
+      const link = links[i];
+      if (!link) return Promise.resolve();
+      try {
+        return Promise.resolve(link(ctx, () => dispatch(i + 1)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return dispatch(0);
+  };
+}
+
+/** Hooks as registered, composed into one chain per (model, op) when the server seals. */
+export class Pipeline {
+  private readonly entries: HookEntry[] = [];
+  private sealed = false;
+
+  /**
+   * Attaches a hook to a step. Validated now, so a typo fails at startup.
+   *
+   * @example
+   * app.use('service', async (ctx, next) => { ctx.body!.slug ??= slugify(ctx.body!.title); await next(); }, { models: ['Post'], ops: ['create'] });
+   */
+  use(step: Step, hook: Hook, scope: HookScope = {}): void {
+    if (this.sealed) throw new RegistrationClosedError(`a ${step} hook`);
+    if (!STEPS.includes(step)) throw new ConfigError(`unknown pipeline step "${String(step)}"; steps are ${STEPS.join(', ')}`);
+    if (typeof hook !== 'function') throw new ConfigError(`the ${step} hook must be a function (ctx, next) => Promise<void>`);
+    const position = scope.position ?? 'before';
+    if (!POSITIONS.includes(position)) throw new ConfigError(`unknown hook position "${String(position)}"; positions are ${POSITIONS.join(', ')}`);
+    if ((hook as unknown as Record<symbol, unknown>)[requiresBeforePosition] && position !== 'before') {
+      throw new ConfigError(`the ${hook.name || 'transaction'} hook only works at the default before position, not "${position}"`);
+    }
+    for (const op of scope.ops ?? []) {
+      if (!OPS.includes(op)) throw new ConfigError(`unknown operation "${String(op)}" in a ${step} hook scope; operations are ${OPS.join(', ')}`);
+    }
+    this.entries.push({
+      step,
+      hook: guard(hook, step),
+      position,
+      models: scope.models ? new Set(scope.models) : null,
+      ops: scope.ops ? new Set(scope.ops) : null,
+    });
+  }
+
+  /** Model names hooks are scoped to; the app checks them against the registry when it seals. */
+  scopedModels(): string[] {
+    return [...new Set(this.entries.flatMap((e) => (e.models ? [...e.models] : [])))];
+  }
+
+  /** Whether any hook is attached to this step for this (model, op). */
+  has(step: Step, model: string | null, op: Op): boolean {
+    return this.entries.some((e) => e.step === step && matches(e, model, op));
+  }
+
+  seal(): void {
+    this.sealed = true;
+  }
+
+  /** The chain for one (model, op): per step, before hooks, the default (or replacements), after hooks. */
+  build(model: string | null, op: Op, defaults: StepDefaults, trace: TraceConfig | undefined, log: Logger): Chain {
+    const links: Hook[] = [];
+    const tracing = trace?.enabled ? trace : null;
+    for (const step of STEPS) {
+      const entries = this.entries.filter((e) => e.step === step && matches(e, model, op));
+      const replace = entries.filter((e) => e.position === 'replace');
+      const stepLinks = [
+        ...entries.filter((e) => e.position === 'before').map((e) => e.hook),
+        ...(replace.length > 0 ? replace.map((e) => e.hook) : defaults[step] ? [defaults[step]!] : []),
+        ...entries.filter((e) => e.position === 'after').map((e) => e.hook),
+      ];
+      if (tracing) links.push(traceMarker(step, tracing, log));
+      links.push(...stepLinks);
+    }
+    const chain = compose(links);
+    return tracing ? traced(chain, tracing, log) : chain;
+  }
+}
+
+function matches(entry: HookEntry, model: string | null, op: Op): boolean {
+  if (entry.models && (model === null || !entry.models.has(model))) return false;
+  if (!entry.ops) return true;
+  // Hooks scoped to read also run for history reads.
+  return entry.ops.has(op) || (op === 'history' && entry.ops.has('read'));
+}
+
+const stepReached = Symbol('mfx.stepReached');
+type TracedContext = Context & { [stepReached]?: { step: Step; at: number }[] };
+
+/** Marks the entry into a step, for timings, step logs, aborts and skips. */
+function traceMarker(step: Step, trace: TraceConfig, log: Logger): Hook {
+  return (ctx: TracedContext, next) => {
+    (ctx[stepReached] ??= []).push({ step, at: performance.now() });
+    if (trace.steps) log.debug({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, step }, 'pipeline step');
+    if (trace.bodies && step === 'validate' && ctx.body) log.debug({ requestId: ctx.requestId, body: ctx.body }, 'request body');
+    return next();
+  };
+}
+
+function traced(chain: Chain, trace: TraceConfig, log: Logger): Chain {
+  return async (ctx: TracedContext) => {
+    try {
+      await chain(ctx);
+    } finally {
+      const marks = ctx[stepReached] ?? [];
+      const end = performance.now();
+      if (trace.timings) {
+        ctx.timings = {};
+        marks.forEach((mark, i) => {
+          ctx.timings![mark.step] = (marks[i + 1]?.at ?? end) - mark.at;
+        });
+      }
+      const last = marks.at(-1)?.step;
+      if (last !== 'response') {
+        const skipped = STEPS.slice(last ? STEPS.indexOf(last) + 1 : 0);
+        if (trace.aborts) log.info({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, step: last ?? null }, 'pipeline ended early');
+        if (trace.skips) log.info({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, skipped }, 'pipeline steps skipped');
+      }
+      if (trace.bodies && ctx.response?.body !== undefined) log.debug({ requestId: ctx.requestId, body: ctx.response.body }, 'response body');
+    }
+  };
+}

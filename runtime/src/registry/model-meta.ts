@@ -1,0 +1,84 @@
+import type { CompiledValidator } from '../manifest/load.js';
+import type {
+  Dialect,
+  FieldManifest,
+  ModelManifest,
+  ModelOptions,
+  QueryLimits,
+  RelationManifest,
+  SqlTemplates,
+} from '../manifest/types.js';
+import { type StoredColumn, storedColumns } from '../sql/columns.js';
+
+export type BelongsTo = Extract<RelationManifest, { kind: 'belongsTo' }>;
+
+/** A BelongsTo of another model that points at this one: what a delete must take care of. */
+export interface InboundRelation {
+  child: ModelMeta;
+  relation: BelongsTo;
+}
+
+/**
+ * A registered model with everything the request path needs precomputed, so
+ * no request ever scans the field list to answer "is this writable?".
+ */
+export class ModelMeta {
+  readonly name: string;
+  readonly table: string;
+  readonly options: ModelOptions;
+  readonly fields: readonly FieldManifest[];
+  readonly columns: readonly StoredColumn[];
+  /** Dotted event and type prefix: the model name with its first letter lower-cased. */
+  readonly typeName: string;
+  readonly relations: ReadonlyMap<string, RelationManifest>;
+  /** BelongsTo relations of other models that target this one; filled when the registry seals. */
+  inbound: InboundRelation[] = [];
+
+  private readonly byName = new Map<string, FieldManifest>();
+  private readonly byColumn = new Map<string, FieldManifest>();
+  /** JSON name → field, for keys a client may send on create / update. */
+  readonly createKeys: ReadonlyMap<string, FieldManifest>;
+  readonly updateKeys: ReadonlyMap<string, FieldManifest>;
+  /** Fields that appear in responses (not hidden, not writeonly), in declaration order. */
+  readonly visibleFields: readonly FieldManifest[];
+
+  constructor(
+    readonly manifest: ModelManifest,
+    readonly validators: { create: CompiledValidator; update: CompiledValidator },
+    readonly queryLimits: QueryLimits,
+  ) {
+    this.name = manifest.name;
+    this.table = manifest.table;
+    this.options = manifest.options;
+    this.fields = manifest.fields;
+    this.columns = storedColumns(manifest);
+    this.typeName = manifest.name.charAt(0).toLowerCase() + manifest.name.slice(1);
+    this.relations = new Map(manifest.relations.map((r) => [r.key, r]));
+    for (const field of manifest.fields) {
+      this.byName.set(field.name, field);
+      this.byColumn.set(field.column, field);
+    }
+    const writable = (field: FieldManifest) => !field.base && !field.readonly && !field.hidden;
+    this.createKeys = new Map(manifest.fields.filter(writable).map((f) => [f.name, f]));
+    this.updateKeys = new Map(manifest.fields.filter((f) => writable(f) && !f.immutable).map((f) => [f.name, f]));
+    this.visibleFields = manifest.fields.filter((f) => !f.hidden && !f.writeonly);
+  }
+
+  /** A field by its JSON name or, failing that, its column name. */
+  field(name: string): FieldManifest | undefined {
+    return this.byName.get(name) ?? this.byColumn.get(name);
+  }
+
+  fieldByColumn(column: string): FieldManifest | undefined {
+    return this.byColumn.get(column);
+  }
+
+  sql(dialect: Dialect): SqlTemplates {
+    return this.manifest.sql[dialect];
+  }
+
+  /** Routes: none for headless models. */
+  get mounted(): boolean {
+    return !this.options.headless;
+  }
+}

@@ -1,0 +1,141 @@
+import { ConfigError, RegistrationClosedError } from '../errors/api-error.js';
+import type { LoadedManifest } from '../manifest/load.js';
+import { type ModelManifest, type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
+import { dialects } from '../sql/dialect.js';
+import { buildSqlTemplates } from '../sql/templates.js';
+import { ModelMeta } from './model-meta.js';
+
+/** The defaults of DESIGN.md's query limits. */
+export const defaultQueryLimits: QueryLimits = {
+  maxFilters: 32,
+  maxOrGroups: 8,
+  maxOrGroupClauses: 8,
+  maxSorts: 8,
+  maxIncludes: 8,
+  aggregateSelect: 16,
+  aggregateGroupBy: 8,
+  aggregateWhere: 32,
+  aggregateHaving: 16,
+  aggregateOrderBy: 8,
+};
+
+/** Model options that code may give or override at registration, per model name. */
+export type ModelOverrides = Partial<ModelOptions> & { table?: string };
+
+/**
+ * Every model the server knows. Filled before start; sealed when the handler
+ * is built, after which registering anything fails and changes nothing.
+ */
+export class Registry {
+  private readonly models = new Map<string, ModelMeta>();
+  private readonly tables = new Map<string, ModelMeta>();
+  private sealedAt: string | null = null;
+
+  constructor(private readonly appLimits: Partial<QueryLimits> = {}) {}
+
+  get sealed(): boolean {
+    return this.sealedAt !== null;
+  }
+
+  /**
+   * Adds every model of a loaded manifest, with optional option overrides by
+   * model name. All-or-nothing: on any error the registry is unchanged.
+   */
+  register(loaded: LoadedManifest, overrides: Record<string, ModelOverrides> = {}): ModelMeta[] {
+    if (this.sealed) throw new RegistrationClosedError(`models from ${loaded.dir}`);
+    for (const name of Object.keys(overrides)) {
+      if (!loaded.manifest.models.some((m) => m.name === name)) {
+        throw new ConfigError(`overrides name model ${name}, which ${loaded.dir}/manifest.json does not declare`);
+      }
+    }
+    const manifests = applyOverrides(loaded.manifest.models, overrides);
+    const added: ModelMeta[] = [];
+    for (const manifest of manifests) {
+      if (this.models.has(manifest.name)) throw new ConfigError(`model ${manifest.name} is registered twice`);
+      const clash = this.tables.get(manifest.table) ?? added.find((m) => m.table === manifest.table);
+      if (clash) throw new ConfigError(`models ${clash.name} and ${manifest.name} both use table ${manifest.table}; give one a different table: name`);
+      const limits = { ...defaultQueryLimits, ...this.appLimits, ...manifest.options.queryLimits };
+      added.push(
+        new ModelMeta(
+          manifest,
+          {
+            create: loaded.validators[validatorExportName(manifest.name, 'create')],
+            update: loaded.validators[validatorExportName(manifest.name, 'update')],
+          },
+          limits,
+        ),
+      );
+    }
+    for (const model of added) {
+      this.models.set(model.name, model);
+      this.tables.set(model.table, model);
+    }
+    return added;
+  }
+
+  get(name: string): ModelMeta | undefined {
+    return this.models.get(name);
+  }
+
+  /** A model by name, or a startup error naming it. */
+  require(name: string, purpose: string): ModelMeta {
+    const model = this.models.get(name);
+    if (!model) throw new ConfigError(`${purpose} names model ${name}, which is not registered (registered: ${this.modelNames().join(', ') || 'none'})`);
+    return model;
+  }
+
+  byTable(table: string): ModelMeta | undefined {
+    return this.tables.get(table);
+  }
+
+  all(): ModelMeta[] {
+    return [...this.models.values()];
+  }
+
+  modelNames(): string[] {
+    return [...this.models.keys()];
+  }
+
+  /** Closes registration and links relations across models. */
+  seal(reason: string): void {
+    if (this.sealed) return;
+    for (const model of this.models.values()) {
+      for (const relation of model.relations.values()) {
+        const target = relation.kind === 'manyToMany' ? [relation.target, relation.through] : [relation.target];
+        for (const name of target) {
+          if (!this.models.has(name)) {
+            throw new ConfigError(`relation ${model.name}.${relation.key} targets model ${name}, which is not registered; register every manifest the models come from`);
+          }
+        }
+      }
+    }
+    for (const model of this.models.values()) model.inbound = [];
+    for (const child of this.models.values()) {
+      for (const relation of child.relations.values()) {
+        if (relation.kind === 'belongsTo') this.models.get(relation.target)!.inbound.push({ child, relation });
+      }
+    }
+    this.sealedAt = reason;
+  }
+
+  /** Throws the registration-closed error when sealed; used by everything that shares the setup window. */
+  assertOpen(what: string): void {
+    if (this.sealed) throw new RegistrationClosedError(what);
+  }
+}
+
+function applyOverrides(models: ModelManifest[], overrides: Record<string, ModelOverrides>): ModelManifest[] {
+  if (Object.keys(overrides).length === 0) return models;
+  const changed = models.map((model) => {
+    const override = overrides[model.name];
+    if (!override) return model;
+    const { table, ...options } = override;
+    return { ...model, table: table ?? model.table, options: { ...model.options, ...options } };
+  });
+  // A new table name or new options change the statements, including other models' references.
+  const tables = new Map(changed.map((m) => [m.name, m.table]));
+  return changed.map((model) => ({
+    ...model,
+    sql: { sqlite: buildSqlTemplates(model, tables, dialects.sqlite), postgres: buildSqlTemplates(model, tables, dialects.postgres) },
+  }));
+}

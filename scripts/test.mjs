@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts with node:test through tsx.
+// `npm test -- test/compiler` narrows to the files under the given paths.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+function collect(path, out) {
+  const stat = statSync(path);
+  if (stat.isDirectory()) {
+    for (const entry of readdirSync(path).sort()) {
+      if (entry === 'node_modules' || entry.startsWith('.')) continue;
+      collect(join(path, entry), out);
+    }
+  } else if (path.endsWith('.test.ts')) {
+    out.push(relative(root, path));
+  }
+  return out;
+}
+
+const roots = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const files = (roots.length ? roots : ['test']).flatMap((r) => collect(join(root, r), []));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files],
+  { cwd: root, stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);
