@@ -27,6 +27,14 @@ if (!command || command === '--help' || command === '-h' || !(command in command
   process.exit(command && command !== '--help' && command !== '-h' ? 2 : 0);
 }
 
-const { main } = await commands[command]();
-const code = await main(args);
-if (typeof code === 'number') process.exitCode = code;
+try {
+  const { main } = await commands[command]();
+  const code = await main(args);
+  if (typeof code === 'number') process.exitCode = code;
+} catch (error) {
+  // Configuration and usage mistakes read best as one line; anything else keeps its stack.
+  const known = error && ['ConfigError', 'RegistrationClosedError'].includes(error.name);
+  const usageError = error instanceof Error && /^mfx \w+: /.test(error.message);
+  process.stderr.write(`${known || usageError ? error.message : (error?.stack ?? String(error))}\n`);
+  process.exitCode = 1;
+}

@@ -30,7 +30,7 @@ if (files.length === 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files],
+  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...flags, ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

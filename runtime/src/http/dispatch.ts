@@ -55,7 +55,7 @@ export async function dispatch(
   const started = performance.now();
   const inflight = deps.inflight;
   inflight.count++;
-  const requestId = requestIdOf(req);
+  const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
   const ctx = new Context(
     req,
     res,

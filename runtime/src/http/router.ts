@@ -8,7 +8,7 @@ import type { Op } from '../pipeline/types.js';
 import type { HttpMiddleware, ProbeOptions, ProbesConfig } from '../probes/probes.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { allowedMethods } from '../pipeline/defaults.js';
-import { writeJson } from './respond.js';
+import { requestIdOf, writeJson } from './respond.js';
 
 /** Request URIs above 8 KiB are refused before routing. */
 export const MAX_URI_BYTES = 8 * 1024;
@@ -60,7 +60,12 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
     onError: (_error: unknown, _req: Request, res: ServerResponse) => errorResponse(res, new ApiError('INTERNAL')),
   });
 
+  // Every response carries X-Request-Id (and X-Service-Name), also those answered before routing.
   app.use((req: Request, res: ServerResponse, next: () => void) => {
+    const id = requestIdOf(req);
+    (req as Request & { requestId?: string }).requestId = id;
+    res.setHeader('X-Request-Id', id);
+    if (config.serviceName) res.setHeader('X-Service-Name', config.serviceName);
     if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
       return errorResponse(res, new ApiError('URI_TOO_LONG', `request URI is longer than ${MAX_URI_BYTES} bytes; move long filters into fewer clauses`));
     }

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Runs benchmark suites: `npm run bench` (all) or `npm run bench -- runtime query`.
+// Each suite measures mfx beside a hand-written baseline doing the same work and prints the ratio.
+import { register } from 'tsx/esm/api';
+import { readdirSync } from 'node:fs';
+
+register();
+const available = readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .map((f) => f.replace('.bench.ts', ''));
+const wanted = process.argv.slice(2);
+const suites = wanted.length ? wanted : available;
+for (const suite of suites) {
+  if (!available.includes(suite)) {
+    console.error(`unknown suite "${suite}"; available: ${available.join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n=== ${suite} ===`);
+  const { main } = await import(`./${suite}.bench.ts`);
+  await main();
+}

@@ -1,0 +1,125 @@
+// The dialect seam: exact SQL per dialect for one small model, and raw-SQL rebinding.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FieldManifest } from '@mfx/runtime';
+import { buildSqlTemplates, type ModelShape, postgres, sqlite } from '@mfx/runtime/sql';
+import { rebindQuestionMarks } from '../../runtime/src/db/rebind.js';
+
+const at = { file: 'models.ts', line: 1, col: 1 };
+const flags = { required: false, readonly: false, immutable: false, writeonly: false, hidden: false, filterable: false, sortable: false, searchable: false, unique: false, index: false };
+const field = (f: Partial<FieldManifest> & Pick<FieldManifest, 'name' | 'type'>): FieldManifest => ({
+  column: f.name,
+  nullable: false,
+  source: at,
+  ...flags,
+  ...f,
+});
+
+const note: ModelShape = {
+  name: 'Note',
+  table: 'notes',
+  fields: [
+    field({ name: 'id', type: 'string', base: 'id', readonly: true }),
+    field({ name: 'title', type: 'string', unique: true }),
+    field({ name: 'pinned', type: 'boolean', default: true }),
+    field({ name: 'tags', type: 'json_array', items: 'string' }),
+    field({ name: 'ownerId', type: 'string', nullable: true, relation: 'owner' }),
+    field({ name: 'created_at', type: 'timestamp', base: 'created_at', readonly: true }),
+    field({ name: 'updated_at', type: 'timestamp', base: 'updated_at', readonly: true }),
+    field({ name: 'deleted_at', type: 'timestamp', base: 'deleted_at', nullable: true }),
+  ],
+  relations: [{ kind: 'belongsTo', key: 'owner', target: 'User', field: 'ownerId', column: 'ownerId', onDelete: 'setNull', source: at }],
+  options: {
+    softDelete: { field: 'deleted_at', column: 'deleted_at', type: 'timestamp' },
+    versioned: null,
+    singleton: false,
+    headless: false,
+    aggregate: false,
+    export: false,
+    maxExportRows: 100000,
+    optimisticLock: false,
+    cursorField: null,
+    indices: [],
+    defaultLocale: null,
+    localeMode: null,
+    adapter: null,
+    queryLimits: {},
+  },
+};
+const tables = new Map([
+  ['Note', 'notes'],
+  ['User', 'users'],
+]);
+
+describe('SQL templates', () => {
+  it('builds SQLite statements with quoted identifiers and ? placeholders', () => {
+    const t = buildSqlTemplates(note, tables, sqlite);
+    assert.equal(
+      t.createTable,
+      `CREATE TABLE IF NOT EXISTS "notes" (
+  "id" TEXT PRIMARY KEY,
+  "title" TEXT NOT NULL DEFAULT '' UNIQUE,
+  "pinned" INTEGER NOT NULL DEFAULT 1,
+  "tags" TEXT NOT NULL DEFAULT '[]',
+  "ownerId" TEXT REFERENCES "users" ("id"),
+  "created_at" TEXT NOT NULL,
+  "updated_at" TEXT NOT NULL,
+  "deleted_at" TEXT
+)`,
+    );
+    assert.deepEqual(t.createIndexes, ['CREATE INDEX IF NOT EXISTS "idx_notes_ownerId" ON "notes" ("ownerId")']);
+    assert.deepEqual(t.foreignKeys, []);
+    assert.equal(
+      t.selectById,
+      'SELECT "id", "title", "pinned", "tags", "ownerId", "created_at", "updated_at", "deleted_at" FROM "notes" WHERE "id" = ? AND "deleted_at" IS NULL',
+    );
+    assert.equal(t.softDeleteById, 'UPDATE "notes" SET "deleted_at" = ?, "updated_at" = ? WHERE "id" = ? AND "deleted_at" IS NULL');
+    assert.equal(t.deleteById, 'DELETE FROM "notes" WHERE "id" = ?');
+    assert.deepEqual(t.updateColumns, ['title', 'pinned', 'tags', 'ownerId', 'updated_at'], 'base columns and the soft-delete marker are not updatable');
+  });
+
+  it('builds PostgreSQL statements with $n placeholders, jsonb and separate foreign keys', () => {
+    const t = buildSqlTemplates(note, tables, postgres);
+    assert.equal(
+      t.createTable,
+      `CREATE TABLE IF NOT EXISTS "notes" (
+  "id" text PRIMARY KEY,
+  "title" text NOT NULL DEFAULT '' UNIQUE,
+  "pinned" boolean NOT NULL DEFAULT TRUE,
+  "tags" jsonb NOT NULL DEFAULT '[]'::jsonb,
+  "ownerId" text,
+  "created_at" timestamptz NOT NULL,
+  "updated_at" timestamptz NOT NULL,
+  "deleted_at" timestamptz
+)`,
+    );
+    assert.equal(t.foreignKeys.length, 1);
+    assert.match(t.foreignKeys[0], /ALTER TABLE "notes" ADD CONSTRAINT "fk_notes_ownerId" FOREIGN KEY \("ownerId"\) REFERENCES "users" \("id"\)/);
+    assert.match(t.insert, /VALUES \(\$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8\) RETURNING/);
+    assert.equal(t.softDeleteById, 'UPDATE "notes" SET "deleted_at" = $1, "updated_at" = $2 WHERE "id" = $3 AND "deleted_at" IS NULL');
+  });
+
+  it('escapes quotes in identifiers and default literals', () => {
+    const odd: ModelShape = {
+      ...note,
+      table: 'we"ird',
+      fields: [note.fields[0], field({ name: 'say', column: 'sa"y', type: 'string', default: "it's" })],
+      relations: [],
+      options: { ...note.options, softDelete: null },
+    };
+    const t = buildSqlTemplates(odd, tables, sqlite);
+    assert.match(t.createTable, /CREATE TABLE IF NOT EXISTS "we""ird"/);
+    assert.match(t.createTable, /"sa""y" TEXT NOT NULL DEFAULT 'it''s'/);
+  });
+});
+
+describe('raw SQL rebinding', () => {
+  it('numbers ? placeholders and leaves literals, identifiers and comments alone', () => {
+    assert.equal(rebindQuestionMarks('SELECT * FROM t WHERE a = ? AND b = ?'), 'SELECT * FROM t WHERE a = $1 AND b = $2');
+    assert.equal(rebindQuestionMarks("SELECT '?', \"col?\" FROM t WHERE a = ?"), "SELECT '?', \"col?\" FROM t WHERE a = $1");
+    assert.equal(rebindQuestionMarks("SELECT 'it''s ?' WHERE x = ?"), "SELECT 'it''s ?' WHERE x = $1");
+    assert.equal(rebindQuestionMarks('SELECT 1 -- why?\nWHERE a = ?'), 'SELECT 1 -- why?\nWHERE a = $1');
+    assert.equal(rebindQuestionMarks('SELECT /* ? */ a FROM t WHERE b = ?'), 'SELECT /* ? */ a FROM t WHERE b = $1');
+    assert.equal(rebindQuestionMarks('SELECT $$ ? $$, $tag$ ? $tag$ WHERE a = ?'), 'SELECT $$ ? $$, $tag$ ? $tag$ WHERE a = $1');
+  });
+});

@@ -1,0 +1,81 @@
+// The database matrix: every end-to-end suite runs on SQLite and on PostgreSQL.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type Adapter, openPostgres, openSqlite, type Registry } from '@mfx/runtime';
+
+export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface Backend {
+  name: 'sqlite' | 'postgres';
+  /** A reason to skip, when the backend is unreachable outside CI. */
+  skip: string | false;
+  /** Opens a fresh, empty database for one server; `drop` removes it. */
+  open(registry: Registry): Promise<{ adapter: Adapter; drop: () => Promise<void>; url: string }>;
+}
+
+let pgReachable: Promise<boolean> | null = null;
+
+async function checkPostgres(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Creates a schema of its own for one server, so runs never collide. */
+export async function freshSchema(): Promise<{ url: string; schema: string; drop: () => Promise<void> }> {
+  const schema = `mfx_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    schema,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+const sqliteBackend: Backend = {
+  name: 'sqlite',
+  skip: false,
+  async open(registry) {
+    return { adapter: openSqlite(':memory:', registry), drop: async () => {}, url: 'sqlite::memory:' };
+  },
+};
+
+function postgresBackend(reachable: boolean): Backend {
+  let skip: string | false = false;
+  if (!reachable) {
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL at ${PG_URL} is unreachable and CI=true: start it (see .ci/run) or set PG_URL`);
+    skip = `PostgreSQL at ${PG_URL} is unreachable; set PG_URL to run the PostgreSQL half`;
+    process.stderr.write(`\n!!! SKIPPING POSTGRESQL TESTS: ${skip} !!!\n\n`);
+  }
+  return {
+    name: 'postgres',
+    skip,
+    async open(registry) {
+      const { url, drop } = await freshSchema();
+      return { adapter: openPostgres({ writeUrl: url }, registry), drop, url };
+    },
+  };
+}
+
+/** Both backends; PostgreSQL is skipped loudly when unreachable (and fails under CI=true). */
+export async function backends(): Promise<Backend[]> {
+  pgReachable ??= checkPostgres();
+  return [sqliteBackend, postgresBackend(await pgReachable)];
+}

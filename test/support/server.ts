@@ -1,0 +1,86 @@
+// Starts a real mfx server on a loopback port for end-to-end tests.
+import { type App, createServer, type Logger, type ServerConfig } from '@mfx/runtime';
+import type { Backend } from './backends.js';
+import { loadFixture } from './fixtures.js';
+
+export interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  fields: Record<string, unknown>;
+  message?: string;
+}
+
+/** A logger that keeps every line, for assertions on logs. */
+export function memoryLogger(): Logger & { lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at = (level: LogLine['level']) => (fields: object, message?: string) => lines.push({ level, fields: fields as Record<string, unknown>, message });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+export interface TestServer {
+  app: App;
+  /** Base URL including the path prefix, e.g. http://127.0.0.1:41234/api */
+  url: string;
+  logs: LogLine[];
+  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer }): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or undefined when there is no body. */
+  body: any;
+  text: string;
+}
+
+export interface StartOptions {
+  fixture?: string;
+  config?: ServerConfig;
+  /** Registers hooks and options before the adapter is opened. */
+  setup?: (app: App) => void | Promise<void>;
+}
+
+export async function startServer(backend: Backend, options: StartOptions = {}): Promise<TestServer> {
+  const logger = memoryLogger();
+  const app = createServer({ port: 0, host: '127.0.0.1', logger, handleSignals: false, ...options.config });
+  app.register(await loadFixture(options.fixture ?? 'blog'));
+  await options.setup?.(app);
+  const { adapter, drop } = await backend.open(app.registry);
+  app.setDB(adapter);
+  const { port } = await app.start();
+  const url = `http://127.0.0.1:${port}${app.config.pathPrefix}`;
+  return {
+    app,
+    url,
+    logs: logger.lines,
+    request: (method, path, init = {}) => request(`${url}${path}`, method, init),
+    async close() {
+      await app.stop();
+      await drop();
+    },
+  };
+}
+
+export async function request(
+  url: string,
+  method: string,
+  init: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer } = {},
+): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body: string | Buffer | undefined = init.raw;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  if (text !== '') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
