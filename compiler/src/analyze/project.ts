@@ -1,0 +1,97 @@
+/**
+ * Opens the TypeScript project the models live in: the entry files plus
+ * everything they import, with compiler options from a tsconfig (whose own
+ * file list is ignored) or from the program a tsc plugin was handed.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Project, type SourceFile, ts } from 'ts-morph';
+import type { DiagnosticBag } from '../ir/diagnostics.js';
+import { spanAt } from './span.js';
+
+export interface ProjectInput {
+  /** Entry files. */
+  entries: string[];
+  /** A tsconfig.json that supplies compiler options; found next to the first entry (or above) when omitted. */
+  tsconfig?: string;
+  /** Compiler options to use as they are, instead of a tsconfig (the tsc plugin passes its program's). */
+  compilerOptions?: ts.CompilerOptions;
+}
+
+export interface OpenProject {
+  project: Project;
+  /** The entry files and the user files they import (no declaration files, nothing from packages). */
+  scope: SourceFile[];
+}
+
+/** Used when no tsconfig is found: what a current Node + TypeScript project would set. */
+const DEFAULT_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  strict: true,
+  skipLibCheck: true,
+};
+
+/**
+ * Always set: the analysis needs `null` to stay in types, and it never
+ * emits or writes build info.
+ */
+const FORCED_OPTIONS: ts.CompilerOptions = {
+  strictNullChecks: true,
+  noEmit: true,
+  incremental: false,
+  composite: false,
+  declaration: false,
+};
+
+/**
+ * Open a project for the entries; problems (a missing entry, an unreadable
+ * tsconfig, syntax errors) go into `bag`. Returns undefined when nothing
+ * can be analysed.
+ *
+ * @example
+ * const opened = openProject({ entries: ['/app/models.ts'] }, bag);
+ * opened?.scope.map((f) => f.getBaseName()); // ['models.ts', 'base.ts']
+ */
+export function openProject(input: ProjectInput, bag: DiagnosticBag): OpenProject | undefined {
+  const entries = input.entries.map((entry) => resolve(entry));
+  const missing = entries.filter((entry) => !existsSync(entry));
+  for (const entry of missing) bag.error(undefined, `cannot read entry file ${entry}`, 'Check the path');
+  if (missing.length > 0 || entries.length === 0) {
+    if (entries.length === 0) bag.error(undefined, 'no entry files given', 'Name the TypeScript files that declare your models');
+    return undefined;
+  }
+
+  let project: Project;
+  try {
+    project = createProject(input, entries);
+  } catch (error) {
+    bag.error(undefined, `cannot read the TypeScript configuration: ${(error as Error).message}`);
+    return undefined;
+  }
+  for (const entry of entries) project.addSourceFileAtPath(entry);
+  project.resolveSourceFileDependencies();
+
+  const program = project.getProgram().compilerObject;
+  const scope = project
+    .getSourceFiles()
+    .filter((file) => !file.isDeclarationFile() && !file.isFromExternalLibrary() && !file.isInNodeModules());
+  for (const file of scope) {
+    for (const diagnostic of program.getSyntacticDiagnostics(file.compilerNode)) {
+      const span = spanAt(file, diagnostic.start ?? 0, diagnostic.length ?? 0);
+      bag.error(span, ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    }
+  }
+  return { project, scope };
+}
+
+function createProject(input: ProjectInput, entries: string[]): Project {
+  if (input.compilerOptions) {
+    return new Project({ compilerOptions: { ...input.compilerOptions, ...FORCED_OPTIONS } });
+  }
+  const tsconfig = input.tsconfig ? resolve(input.tsconfig) : ts.findConfigFile(dirname(entries[0]), ts.sys.fileExists);
+  if (input.tsconfig && !existsSync(tsconfig!)) throw new Error(`${tsconfig} does not exist`);
+  if (!tsconfig) return new Project({ compilerOptions: { ...DEFAULT_OPTIONS, ...FORCED_OPTIONS } });
+  return new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: FORCED_OPTIONS });
+}

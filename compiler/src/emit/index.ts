@@ -1,0 +1,54 @@
+/**
+ * The emit phase: model IR in, the files of the manifest directory out.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Manifest } from '@mfx/runtime/manifest';
+import type { ModelIR } from '../ir/model.js';
+import { buildManifest, type CompilerInfo, serializeManifest } from './manifest.js';
+import { type ValidatorsModule, validatorsSource } from './validators.js';
+
+export { buildManifest, relativePath, serializeManifest } from './manifest.js';
+export { bodySchemas, propertySchema } from './schema.js';
+export { type ValidatorsModule, validatorsSource } from './validators.js';
+
+export const MANIFEST_FILE = 'manifest.json';
+export const VALIDATORS_FILE = 'validators.js';
+
+export interface Emitted {
+  manifest: Manifest;
+  /** File name → content, for the manifest directory. */
+  files: Record<string, string>;
+}
+
+/**
+ * Everything the manifest directory holds, as text.
+ *
+ * @example emit(models, '/app/.mfx', compilerInfo()).files['manifest.json']
+ */
+export function emit(models: ModelIR[], outDir: string, compiler: CompilerInfo, module: ValidatorsModule = 'cjs'): Emitted {
+  const manifest = buildManifest(models, outDir, compiler);
+  const validators = validatorsSource(
+    manifest.models.map((m) => ({ model: m.name, schemas: m.schemas })),
+    module,
+  );
+  return { manifest, files: { [MANIFEST_FILE]: serializeManifest(manifest), [VALIDATORS_FILE]: validators } };
+}
+
+/** Write the files, leaving unchanged ones untouched (watchers see no spurious change). */
+export function writeFiles(outDir: string, files: Record<string, string>): string[] {
+  mkdirSync(outDir, { recursive: true });
+  const written: string[] = [];
+  for (const [name, content] of Object.entries(files)) {
+    const path = join(outDir, name);
+    let current: string | undefined;
+    try {
+      current = readFileSync(path, 'utf8');
+    } catch {
+      current = undefined;
+    }
+    if (current !== content) writeFileSync(path, content);
+    written.push(path);
+  }
+  return written;
+}

@@ -1,0 +1,78 @@
+/**
+ * @mfx/compiler: TypeScript interfaces with `@mfx` tags become a manifest
+ * (registry metadata, ajv validators, SQL templates) that @mfx/runtime serves.
+ *
+ * Three phases, one folder each: `analyze/` reads TypeScript (ts-morph),
+ * `ir/` builds and checks the models, `emit/` writes the files.
+ */
+import { resolve } from 'node:path';
+import type { Manifest } from '@mfx/runtime/manifest';
+import type { ts } from 'ts-morph';
+import { analyze } from './analyze/index.js';
+import { emit, type ValidatorsModule, writeFiles } from './emit/index.js';
+import { buildModels, type Diagnostic, DiagnosticBag, type ModelIR } from './ir/index.js';
+import { compilerInfo } from './version.js';
+
+export type { Diagnostic, Severity, Span } from './ir/index.js';
+export { diagnosticText } from './ir/index.js';
+export { formatDiagnostic } from './format.js';
+
+export interface BuildOptions {
+  /** Files that declare the models (relative to `cwd`); the files they import are read too. */
+  entries: string[];
+  /** tsconfig.json for compiler options; default: the nearest one above the first entry. */
+  project?: string;
+  /** Output directory, relative to `cwd`; default `.mfx`. */
+  outDir?: string;
+  /** Default: process.cwd(). */
+  cwd?: string;
+  /** Write the files (default true); false only computes them. */
+  write?: boolean;
+  /** Compiler options to use instead of a tsconfig (the tsc plugin passes its program's). */
+  compilerOptions?: ts.CompilerOptions;
+  /** Module format of validators.js: `cjs` (default, what @mfx/runtime's loadManifest evaluates) or `esm`. */
+  validatorsModule?: ValidatorsModule;
+}
+
+export interface BuildResult {
+  /** Every error and warning, ordered by file and position. */
+  diagnostics: Diagnostic[];
+  /** False when any diagnostic is an error; nothing is written then. */
+  ok: boolean;
+  /** The manifest, when the build succeeded. */
+  manifest?: Manifest;
+  /** Content of each output file by name (manifest.json, validators.js), when the build succeeded. */
+  files?: Record<string, string>;
+  /** Absolute output directory. */
+  outDir: string;
+  /** The checked model IR (also when there are errors, for tools). */
+  models: ModelIR[];
+}
+
+/**
+ * Compile the models reachable from `entries` into `outDir`.
+ *
+ * @example
+ * const result = build({ entries: ['src/models.ts'], outDir: '.mfx' });
+ * if (!result.ok) for (const d of result.diagnostics) console.error(formatDiagnostic(d, process.cwd()));
+ */
+export function build(options: BuildOptions): BuildResult {
+  const cwd = options.cwd ?? process.cwd();
+  const outDir = resolve(cwd, options.outDir ?? '.mfx');
+  const bag = new DiagnosticBag();
+  const analysis = analyze(
+    {
+      entries: options.entries.map((entry) => resolve(cwd, entry)),
+      tsconfig: options.project && resolve(cwd, options.project),
+      compilerOptions: options.compilerOptions,
+    },
+    bag,
+  );
+  const models = analysis ? buildModels(analysis.models, analysis.nonModels, bag) : [];
+  const result: BuildResult = { diagnostics: bag.sorted(), ok: !bag.hasErrors(), outDir, models };
+  if (!result.ok) return result;
+
+  const emitted = emit(models, outDir, compilerInfo(), options.validatorsModule);
+  if (options.write !== false) writeFiles(outDir, emitted.files);
+  return { ...result, manifest: emitted.manifest, files: emitted.files };
+}
