@@ -205,8 +205,8 @@ export class App {
   }
 
   /**
-   * Graceful shutdown: readiness turns 503, the listener closes, in-flight
-   * requests finish (up to shutdownTimeout), then the database closes.
+   * Graceful shutdown: readiness turns 503, in-flight requests finish (up to
+   * shutdownTimeout), the listener closes, then the database closes.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
@@ -219,8 +219,8 @@ export class App {
     this.removeSignalHandlers();
     const server = this.server;
     if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // The listener stays open while in-flight requests finish, so probes keep answering
+      // (ready 503, live 200) and late requests still get served with Connection: close.
       const drained = this.inflight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.inflight.drained = resolve));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.config.shutdownTimeoutMs)));
@@ -229,6 +229,7 @@ export class App {
       if (outcome === 'timeout') {
         this.log.warn({ inflight: this.inflight.count, shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
       }
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
     }

@@ -24,10 +24,11 @@ for (const backend of await backends()) {
     });
 
     it('accepts a body just under the limit', async () => {
-      const name = 'y'.repeat(4 * 1024 * 1024 - 20);
-      const res = await server.request('POST', '/tags', { body: { name } });
+      // A column without a unique index: PostgreSQL cannot index a value this large.
+      const country = 'y'.repeat(4 * 1024 * 1024 - 40);
+      const res = await server.request('POST', '/companies', { body: { name: 'Big', country } });
       assert.equal(res.status, 201);
-      assert.equal(res.body.data.name.length, name.length);
+      assert.equal(res.body.data.country.length, country.length);
     });
 
     it('answers 400 EMPTY_BODY for an empty body', async () => {

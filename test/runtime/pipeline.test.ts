@@ -225,3 +225,30 @@ for (const backend of await backends()) {
     });
   });
 }
+
+for (const backend of await backends()) {
+  describe(`database errors on ${backend.name}`, { skip: backend.skip }, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer(backend, {
+        setup(app) {
+          // Breaks the table under the DB step, as a failed deploy or a manual change would.
+          app.use('service', async (ctx, next) => {
+            if (ctx.req.headers['x-break']) await ctx.db.raw('DROP TABLE post_tags');
+            await next();
+          }, { models: ['PostTag'] });
+        },
+      });
+    });
+    after(async () => server?.close());
+
+    it('answers 500 DB_ERROR with a generic message, never the database text', async () => {
+      const res = await server.request('GET', '/post_tags', { headers: { 'x-break': '1' } });
+      assert.equal(res.status, 500);
+      assert.deepEqual(res.body, { error: { code: 'DB_ERROR', message: 'internal server error' } });
+      assert.doesNotMatch(res.text, /post_tags|relation|table|SQL/i);
+      assert.ok(server.logs.some((l) => l.message === 'database error'));
+      assert.equal((await server.request('GET', '/tags')).status, 200, 'other routes keep working');
+    });
+  });
+}

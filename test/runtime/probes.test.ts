@@ -111,6 +111,10 @@ describe('health and readiness states', () => {
     await sleep(50);
     const stopping = app.stop();
     await sleep(20);
+    const draining = await request(`${base}/ready`, 'GET');
+    assert.equal(draining.status, 503);
+    assert.deepEqual(draining.body, { status: 'stopping' });
+    assert.equal((await request(`${base}/live`, 'GET')).status, 200, 'liveness stays 200 during the drain');
     const finished = await inflight;
     assert.equal(finished.status, 200, 'the in-flight request finished during the drain');
     await stopping;

@@ -38,6 +38,7 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
   for (const model of models) {
     for (const statement of model.sql(dialect.name).foreignKeys) await adapter.exec(statement);
   }
+  if (dialect.name === 'postgres') await validateForeignKeys(adapter, models, report);
 
   for (const warning of report.warnings) logger.warn({ migration: 'drift' }, warning);
   if (report.createdTables.length || report.addedColumns.length) {
@@ -101,6 +102,35 @@ function reportDrift(model: ModelMeta, columns: ColumnInfo[], adapter: Adapter, 
     if (!isPrimaryKey && column.nullable !== expected.nullable) {
       report.warnings.push(
         `${model.table}.${column.name} is ${column.nullable ? 'NULL' : 'NOT NULL'} in the database but model ${model.name} declares it ${expected.nullable ? 'nullable' : 'not nullable'}; migration does not change nullability`,
+      );
+    }
+  }
+}
+
+/**
+ * Foreign keys are added NOT VALID (new writes are checked at once); this
+ * validates the ones not validated yet, and warns naming table and column
+ * when older rows still point at parents that do not exist.
+ */
+async function validateForeignKeys(adapter: Adapter, models: readonly ModelMeta[], report: MigrationReport): Promise<void> {
+  const pending = await adapter.raw(
+    `SELECT c.conname AS name, t.relname AS "table" FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.contype = 'f' AND NOT c.convalidated AND t.relnamespace = current_schema()::regnamespace`,
+  );
+  const byName = new Map<string, { table: string; column: string }>();
+  for (const model of models) {
+    for (const relation of model.relations.values()) {
+      if (relation.kind === 'belongsTo') byName.set(constraintName('fk', model.table, relation.column), { table: model.table, column: relation.column });
+    }
+  }
+  for (const row of pending) {
+    const target = byName.get(String(row.name));
+    if (!target || target.table !== row.table) continue;
+    try {
+      await adapter.exec(`ALTER TABLE ${adapter.dialect.quote(target.table)} VALIDATE CONSTRAINT ${adapter.dialect.quote(String(row.name))}`);
+    } catch {
+      report.warnings.push(
+        `${target.table}.${target.column} has rows whose parent does not exist; the foreign key applies to new writes only until they are fixed (the next migration validates it)`,
       );
     }
   }

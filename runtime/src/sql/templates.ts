@@ -107,7 +107,9 @@ export function buildSqlTemplates(model: ModelShape, tables: ReadonlyMap<string,
     for (const relation of model.relations) {
       if (relation.kind !== 'belongsTo') continue;
       const name = constraintName('fk', model.table, relation.column);
-      const add = `ALTER TABLE ${table} ADD CONSTRAINT ${q(name)} FOREIGN KEY (${q(relation.column)}) REFERENCES ${q(tableOf(relation.target))} (${q('id')})`;
+      // NOT VALID: enforced for every new write at once; rows written before the relation
+      // existed are checked by the migration, which warns instead of refusing to start.
+      const add = `ALTER TABLE ${table} ADD CONSTRAINT ${q(name)} FOREIGN KEY (${q(relation.column)}) REFERENCES ${q(tableOf(relation.target))} (${q('id')}) NOT VALID`;
       foreignKeys.push(
         `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = '${name.replaceAll("'", "''")}' AND conrelid = '${table.replaceAll("'", "''")}'::regclass) THEN ${add}; END IF; END $$`,
       );
