@@ -1,10 +1,10 @@
 /**
  * The analyze phase: TypeScript sources in, model facts out.
  */
-import type { DiagnosticBag } from '../ir/diagnostics.js';
+import { DiagnosticBag } from '../ir/diagnostics.js';
 import type { ModelFacts } from '../ir/facts.js';
 import { ModelFinder } from './models.js';
-import { openProject, type ProjectInput } from './project.js';
+import { openProject, type ProjectInput, type ResolutionScope } from './project.js';
 import { RuntimeTypes } from './runtime.js';
 
 export type { ProjectInput } from './project.js';
@@ -23,10 +23,18 @@ export interface Analysis {
  * analysis?.models.length; // 6
  */
 export function analyze(input: ProjectInput, bag: DiagnosticBag): Analysis | undefined {
-  const opened = openProject(input, bag);
-  if (!opened) return undefined;
-  const finder = new ModelFinder(new RuntimeTypes(), opened.project.getProgram(), bag);
-  const found = finder.find(opened.scope);
+  // The surface pass reads packages only as far as their public types; if
+  // that left any type unresolved, start over with what tsc would read.
+  const surface = new DiagnosticBag();
+  let found = findModels(input, surface, 'surface');
+  if (found && !found.unresolved) {
+    bag.items.push(...surface.items);
+  } else if (found) {
+    found = findModels(input, bag, 'full');
+  } else {
+    bag.items.push(...surface.items);
+  }
+  if (!found) return undefined;
   if (found.models.length === 0 && !bag.hasErrors()) {
     bag.warning(
       undefined,
@@ -34,5 +42,13 @@ export function analyze(input: ProjectInput, bag: DiagnosticBag): Analysis | und
       "Export interfaces that extend Model from '@mfx/runtime'",
     );
   }
-  return found;
+  return { models: found.models, nonModels: found.nonModels };
+}
+
+function findModels(input: ProjectInput, bag: DiagnosticBag, scope: ResolutionScope) {
+  const opened = openProject(input, bag, scope);
+  if (!opened) return undefined;
+  const finder = new ModelFinder(new RuntimeTypes(), opened.project.getProgram(), bag);
+  const found = finder.find(opened.scope);
+  return { ...found, unresolved: finder.sawUnresolved() };
 }

@@ -31,6 +31,7 @@ function interfacesOf(symbol: MorphSymbol): InterfaceDeclaration[] {
 export class ModelFinder {
   private readonly extendsModelCache = new Map<ts.Symbol, boolean>();
   private readonly types: TypeClassifier;
+  private unresolvedBase = false;
 
   constructor(
     private readonly runtime: RuntimeTypes,
@@ -74,6 +75,11 @@ export class ModelFinder {
       }
     }
     return found;
+  }
+
+  /** True when some type could not be resolved: a narrower program may have left it out. */
+  sawUnresolved(): boolean {
+    return this.unresolvedBase || this.types.sawUnresolved;
   }
 
   /** True when the interface extends the runtime's Model, directly or through other interfaces. */
@@ -160,6 +166,7 @@ export class ModelFinder {
           continue;
         }
         if (!base) {
+          this.unresolvedBase = true;
           this.bag.error(spanOf(heritage), `${model}: cannot resolve the base type '${heritage.getText()}'`, 'Check its import');
           continue;
         }

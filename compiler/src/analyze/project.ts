@@ -5,8 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Project, type SourceFile, ts } from 'ts-morph';
+import { Project, type ProjectOptions, type SourceFile, ts } from 'ts-morph';
 import type { DiagnosticBag } from '../ir/diagnostics.js';
+import { surfaceResolution } from './resolution.js';
 import { spanAt } from './span.js';
 
 export interface ProjectInput {
@@ -17,6 +18,12 @@ export interface ProjectInput {
   /** Compiler options to use as they are, instead of a tsconfig (the tsc plugin passes its program's). */
   compilerOptions?: ts.CompilerOptions;
 }
+
+/**
+ * `surface`: packages are read only as far as their public types and no
+ * ambient `@types` are loaded (fast); `full`: exactly what tsc would load.
+ */
+export type ResolutionScope = 'surface' | 'full';
 
 export interface OpenProject {
   project: Project;
@@ -54,7 +61,7 @@ const FORCED_OPTIONS: ts.CompilerOptions = {
  * const opened = openProject({ entries: ['/app/models.ts'] }, bag);
  * opened?.scope.map((f) => f.getBaseName()); // ['models.ts', 'base.ts']
  */
-export function openProject(input: ProjectInput, bag: DiagnosticBag): OpenProject | undefined {
+export function openProject(input: ProjectInput, bag: DiagnosticBag, scope: ResolutionScope = 'full'): OpenProject | undefined {
   const entries = input.entries.map((entry) => resolve(entry));
   const missing = entries.filter((entry) => !existsSync(entry));
   for (const entry of missing) bag.error(undefined, `cannot read entry file ${entry}`, 'Check the path');
@@ -65,7 +72,7 @@ export function openProject(input: ProjectInput, bag: DiagnosticBag): OpenProjec
 
   let project: Project;
   try {
-    project = createProject(input, entries);
+    project = createProject(input, entries, scope);
   } catch (error) {
     bag.error(undefined, `cannot read the TypeScript configuration: ${(error as Error).message}`);
     return undefined;
@@ -74,24 +81,26 @@ export function openProject(input: ProjectInput, bag: DiagnosticBag): OpenProjec
   project.resolveSourceFileDependencies();
 
   const program = project.getProgram().compilerObject;
-  const scope = project
+  const files = project
     .getSourceFiles()
     .filter((file) => !file.isDeclarationFile() && !file.isFromExternalLibrary() && !file.isInNodeModules());
-  for (const file of scope) {
+  for (const file of files) {
     for (const diagnostic of program.getSyntacticDiagnostics(file.compilerNode)) {
       const span = spanAt(file, diagnostic.start ?? 0, diagnostic.length ?? 0);
       bag.error(span, ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     }
   }
-  return { project, scope };
+  return { project, scope: files };
 }
 
-function createProject(input: ProjectInput, entries: string[]): Project {
+function createProject(input: ProjectInput, entries: string[], scope: ResolutionScope): Project {
+  const forced: ts.CompilerOptions = scope === 'surface' ? { ...FORCED_OPTIONS, types: [] } : FORCED_OPTIONS;
+  const shared: ProjectOptions = scope === 'surface' ? { resolutionHost: surfaceResolution } : {};
   if (input.compilerOptions) {
-    return new Project({ compilerOptions: { ...input.compilerOptions, ...FORCED_OPTIONS } });
+    return new Project({ ...shared, compilerOptions: { ...input.compilerOptions, ...forced } });
   }
   const tsconfig = input.tsconfig ? resolve(input.tsconfig) : ts.findConfigFile(dirname(entries[0]), ts.sys.fileExists);
   if (input.tsconfig && !existsSync(tsconfig!)) throw new Error(`${tsconfig} does not exist`);
-  if (!tsconfig) return new Project({ compilerOptions: { ...DEFAULT_OPTIONS, ...FORCED_OPTIONS } });
-  return new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: FORCED_OPTIONS });
+  if (!tsconfig) return new Project({ ...shared, compilerOptions: { ...DEFAULT_OPTIONS, ...forced } });
+  return new Project({ ...shared, tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: forced });
 }

@@ -17,6 +17,9 @@ export interface ClassifiedType {
 const SCALARS: ReadonlySet<string> = new Set<ScalarType>(['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp']);
 
 export class TypeClassifier {
+  /** Set once a type TypeScript could not resolve (an error type) was met. */
+  sawUnresolved = false;
+
   constructor(
     private readonly runtime: RuntimeTypes,
     private readonly program: Program,
@@ -33,10 +36,12 @@ export class TypeClassifier {
   classify(type: Type, written?: string): ClassifiedType {
     const members = type.isUnion() ? type.getUnionTypes() : [type];
     const kept = members.filter((member) => !member.isNull() && !member.isUndefined());
-    return { shape: this.shapeOf(kept, written ?? type.getText()), nullable: kept.length < members.length };
+    // Printing a type is costly; only unsupported types need the text.
+    const text = () => written ?? type.getText();
+    return { shape: this.shapeOf(kept, text), nullable: kept.length < members.length };
   }
 
-  private shapeOf(members: Type[], text: string): TypeShape {
+  private shapeOf(members: Type[], text: () => string): TypeShape {
     if (members.length === 0) return unsupported(text, 'It holds nothing but null or undefined; give it a value type');
     if (members.every((t) => t.isBoolean() || t.isBooleanLiteral())) return { kind: 'value', type: 'boolean' };
     if (members.every((t) => t.isString() || t.isStringLiteral() || t.isTemplateLiteral())) return { kind: 'value', type: 'string' };
@@ -48,7 +53,11 @@ export class TypeClassifier {
     return this.singleShape(members[0], text);
   }
 
-  private singleShape(type: Type, text: string): TypeShape {
+  private singleShape(type: Type, text: () => string): TypeShape {
+    if (isUnresolved(type)) {
+      this.sawUnresolved = true;
+      return unsupported(text, 'TypeScript cannot resolve it; fix the TypeScript error (a missing import or a typo) first');
+    }
     if (type.isAny() || type.isUnknown()) return { kind: 'value', type: 'json_object', opaque: true };
     const brand = this.runtime.brandOf(type);
     if (brand === 'Int') return { kind: 'value', type: 'integer' };
@@ -66,6 +75,7 @@ export class TypeClassifier {
         return unsupported(text, 'Functions cannot be stored; drop the property or exclude it with @mfx -');
       }
       const values = type.getStringIndexType();
+      if (values && isUnresolved(values)) this.sawUnresolved = true;
       const stringMap = values !== undefined && values.isString() && type.getProperties().length === 0;
       return { kind: 'value', type: 'json_object', ...(stringMap ? { stringMap: true } : {}) };
     }
@@ -90,6 +100,11 @@ export class TypeClassifier {
   }
 }
 
-function unsupported(text: string, reason: string): TypeShape {
-  return { kind: 'unsupported', text, reason };
+/** The checker's error type: what an unresolvable name turns into. */
+function isUnresolved(type: Type): boolean {
+  return (type.compilerType as { intrinsicName?: string }).intrinsicName === 'error';
+}
+
+function unsupported(text: () => string, reason: string): TypeShape {
+  return { kind: 'unsupported', text: text(), reason };
 }
