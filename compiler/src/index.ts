@@ -13,7 +13,7 @@ import { emit, type ValidatorsModule, writeFiles } from './emit/index.js';
 import { buildModels, type Diagnostic, DiagnosticBag, type ModelIR } from './ir/index.js';
 import { compilerInfo } from './version.js';
 
-export type { Diagnostic, Severity, Span } from './ir/index.js';
+export type { Diagnostic, FieldIR, ModelIR, RelationIR, Severity, Span } from './ir/index.js';
 export { diagnosticText } from './ir/index.js';
 export { formatDiagnostic } from './format.js';
 

@@ -58,7 +58,8 @@ class RelationResolver {
     const companions = new Set<string>();
     for (const field of model.fields) {
       if (field.base) continue;
-      const relation = field.explicitRelation ? this.explicit(model, field) : this.convention(model, field);
+      // A companion stays claimed even when its relation fails, so it is not reported twice.
+      const relation = field.explicitRelation ? this.explicit(model, field, companions) : this.convention(model, field);
       if (!relation) continue;
       field.relation = relation.key;
       if (relation.companion) companions.add(relation.companion);
@@ -68,7 +69,7 @@ class RelationResolver {
   }
 
   /** `relation:Name[;onDelete:…]` on the foreign key, with a companion property `Name` typed as the target. */
-  private explicit(model: ModelIR, field: FieldIR): BelongsTo | undefined {
+  private explicit(model: ModelIR, field: FieldIR, claimed: Set<string>): BelongsTo | undefined {
     const { name, onDelete } = field.explicitRelation!;
     const subject = `${model.name}.${field.name}`;
     const companion =
@@ -76,6 +77,15 @@ class RelationResolver {
       model.relationProperties.find((p) => p.name.toLowerCase() === name.toLowerCase());
     if (!companion) {
       const guess = this.conventionTarget(field)?.name ?? 'TargetModel';
+      const notAModel = model.fields.find((f) => !f.base && f.name.toLowerCase() === name.toLowerCase());
+      if (notAModel) {
+        this.bag.error(
+          field.span,
+          `${subject}: 'relation:${name}' needs the companion ${model.name}.${notAModel.name} to be typed as a model`,
+          `Declare it as '${notAModel.name}?: ${guess};', an interface that extends Model`,
+        );
+        return undefined;
+      }
       this.bag.error(
         field.span,
         `${subject}: 'relation:${name}' has no companion property ${name}`,
@@ -83,6 +93,7 @@ class RelationResolver {
       );
       return undefined;
     }
+    claimed.add(companion.name);
     if (companion.many) {
       this.bag.error(
         field.span,
@@ -91,7 +102,7 @@ class RelationResolver {
       );
       return undefined;
     }
-    const target = this.target(model, companion, field.span);
+    const target = this.target(model, companion, field.span, `${subject}: 'relation:${name}' points to ${companion.target}, which`);
     if (!target) return undefined;
     if (onDelete === 'setNull' && !field.nullable) {
       this.bag.error(
@@ -145,13 +156,18 @@ class RelationResolver {
   }
 
   /** The registered model a relation property points to, or a diagnostic saying why it is none. */
-  private target(model: ModelIR, property: RelationPropertyIR, span = property.span): ModelIR | undefined {
+  private target(
+    model: ModelIR,
+    property: RelationPropertyIR,
+    span = property.span,
+    subject = `${model.name}.${property.name}: ${property.target}`,
+  ): ModelIR | undefined {
     const target = this.byName.get(property.target);
     if (target) return target;
     const why = this.nonModels.get(property.target);
     this.bag.error(
       span,
-      `${model.name}.${property.name}: ${property.target} is not a model${why ? ` (${why})` : ''}`,
+      `${subject} is not a model${why ? ` (${why})` : ''}`,
       why ? undefined : didYouMean(property.target, this.byName.keys()) ?? `Export an interface ${property.target} that extends Model`,
     );
     return undefined;
@@ -176,7 +192,7 @@ class RelationResolver {
     }
   }
 
-  /** The BelongsTo relations of `owner` that point to `target`, or the one `pick` names. */
+  /** The BelongsTo relations of `owner` that point to `target`. */
   private pointingTo(owner: ModelIR, target: ModelIR): BelongsTo[] {
     return owner.relations.filter((r): r is BelongsTo => r.kind === 'belongsTo' && r.target === target.name);
   }

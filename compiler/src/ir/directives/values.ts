@@ -120,7 +120,7 @@ export function castLiteral(text: string, type: FieldType, nullable: boolean, it
 function parseIntegerIn(text: string, range: { min: number; max: number }, what: string): number {
   const value = INTEGER.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(value) || value < range.min || value > range.max) {
-    throw new DirectiveProblem(`'${text}' is not ${what}`);
+    throw new DirectiveProblem(`'${text}' is not ${what}`, `Write a whole number from ${range.min} to ${range.max}`);
   }
   return value;
 }
