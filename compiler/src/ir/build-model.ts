@@ -243,7 +243,10 @@ function buildField(
     }
     if (isRepeated(use, seen, span, subject, bag)) continue;
     const value = attempt(() => rule.parse(use), use, span, subject, bag);
-    if (value === FAILED) continue;
+    if (value === FAILED) {
+      rule.recover?.(use, ctx);
+      continue;
+    }
     if (use.options.length > 0 && !rule.options) {
       bag.error(span, `${subject}: '${use.text}' is invalid: '${use.name}' takes no ';' options`);
       continue;
@@ -285,6 +288,7 @@ function applyRelationPropertyDirectives(relation: RelationPropertyIR, uses: Dir
       continue;
     }
     if (rule.manyOnly && !relation.many) {
+      relation.reported = true;
       bag.error(
         relation.span,
         `${subject}: '${use.name}' applies to array properties`,
@@ -300,7 +304,8 @@ function applyRelationPropertyDirectives(relation: RelationPropertyIR, uses: Dir
       continue;
     }
     const value = attempt(() => rule.parse(use), use, relation.span, subject, bag);
-    if (value !== FAILED) rule.apply(value, relation);
+    if (value === FAILED) relation.reported = true;
+    else rule.apply(value, relation);
   }
 }
 

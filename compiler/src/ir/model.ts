@@ -26,6 +26,8 @@ export interface RelationPropertyIR {
   through?: string;
   /** `relation:KEY`: which of the child's (or junction's) BelongsTo relations to use when several qualify. */
   pick?: string;
+  /** A directive on it was already reported as wrong; relation checks leave it alone. */
+  reported?: boolean;
   span: Span;
   order: number;
 }

@@ -176,7 +176,7 @@ class RelationResolver {
   /** HasMany and ManyToMany from array properties; single-model properties must be companions. */
   collections(model: ModelIR, companions: Set<string>): void {
     for (const property of model.relationProperties) {
-      if (companions.has(property.name)) continue;
+      if (companions.has(property.name) || property.reported) continue;
       const target = this.target(model, property);
       if (!target) continue;
       if (!property.many) {

@@ -477,6 +477,10 @@ export const CATALOGUE: readonly DirectiveRow[] = [
         }
         return { name, onDelete };
       },
+      // A wrong onDelete still names the companion: bind it, so it is not reported as an orphan too.
+      recover: (use, { field }) => {
+        if (use.value) field.explicitRelation = { name: use.value, onDelete: 'noAction' };
+      },
       options: true,
       types: ['string'],
       typeHints: Object.fromEntries(

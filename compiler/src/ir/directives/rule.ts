@@ -51,6 +51,8 @@ export type Report = (message: string, hint?: string) => void;
 export interface FieldRule<V> {
   /** Turn the written value into a typed value; throw DirectiveProblem when it is unusable. */
   parse(use: DirectiveUse): V;
+  /** After a parse error: keep what is still certain, so one mistake is not reported again by later checks. */
+  recover?(use: DirectiveUse, ctx: FieldContext): void;
   /** Accepts `;` sub-options (relation, scheduled). */
   options?: boolean;
   /** Field types it applies to, checked after the type-shaping rows (int, json_*, locale) ran. */
