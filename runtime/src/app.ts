@@ -4,8 +4,8 @@ import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type DispatchDeps, dispatch } from './http/dispatch.js';
-import { buildRouter } from './http/router.js';
-import { defaultLogger, type Logger, withService } from './log/logger.js';
+import { buildRouter, identityHeaders } from './http/router.js';
+import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
 import { type MigrationReport, migrate } from './migrate/migrate.js';
 import { modelDefaults } from './pipeline/defaults.js';
@@ -149,6 +149,7 @@ export class App {
       timeoutMs: this.config.healthTimeoutMs,
       publishChecks: this.config.probes.publishReadinessChecks ?? false,
       log: this.log,
+      headers: (req) => identityHeaders(req, this.config.serviceName),
     });
     const router = buildRouter(
       this.config,
@@ -235,6 +236,7 @@ export class App {
     }
     await this.adapter?.close();
     this.log.info({}, 'stopped');
+    flushLogger(this.config.logger ?? this.log);
   }
 
   private installSignalHandlers(): void {

@@ -3,9 +3,17 @@ import type { SqlDialect } from '../sql/dialect.js';
 
 export type Row = Record<string, unknown>;
 
+/** What the database layer needs of an abort signal; AbortSignal satisfies it. */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface QueryOptions {
   /** Aborts the statement (or refuses to start it) when the request's deadline passes or the client leaves. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /**
@@ -50,7 +58,7 @@ export interface Adapter extends Executor {
   /** Table name → its columns, for migration. */
   introspect(): Promise<Map<string, ColumnInfo[]>>;
   /** Resolves when the database answers; used by /ready and /health. */
-  ping(signal?: AbortSignal): Promise<void>;
+  ping(signal?: CancelSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,6 +93,6 @@ export class AbortedError extends Error {
   }
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined): void {
+export function throwIfAborted(signal: CancelSignal | undefined): void {
   if (signal?.aborted) throw new AbortedError(signal.reason);
 }

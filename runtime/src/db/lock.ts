@@ -1,3 +1,5 @@
+import type { CancelSignal } from './adapter.js';
+
 /**
  * A FIFO lock for the single SQLite write connection.
  *
@@ -16,7 +18,7 @@ export class WriteLock {
   }
 
   /** Waits for the lock (FIFO); gives up on abort or after the wait timeout. */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: CancelSignal): Promise<void> {
     if (!this.held) {
       this.held = true;
       return;
@@ -41,7 +43,7 @@ export class WriteLock {
           ),
         this.waitTimeoutMs,
       );
-      const onAbort = () => fail(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
+      const onAbort = () => fail(signal!.reason instanceof Error ? (signal!.reason as Error) : new Error('aborted'));
       const cleanup = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -58,7 +60,7 @@ export class WriteLock {
   }
 
   /** Resolves when nobody holds the lock (without taking it). */
-  async idle(signal?: AbortSignal): Promise<void> {
+  async idle(signal?: CancelSignal): Promise<void> {
     if (!this.held) return;
     await this.acquire(signal);
     this.release();

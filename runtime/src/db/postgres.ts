@@ -5,6 +5,7 @@ import { postgres } from '../sql/dialect.js';
 import {
   AbortedError,
   type Adapter,
+  type CancelSignal,
   type ColumnInfo,
   type Executor,
   NestedTransactionError,
@@ -231,7 +232,7 @@ class PostgresAdapter implements Adapter {
     return out;
   }
 
-  async ping(signal?: AbortSignal): Promise<void> {
+  async ping(signal?: CancelSignal): Promise<void> {
     await this.executor.query(this.writePool, 'SELECT 1', [], { signal });
   }
 

@@ -32,9 +32,9 @@ export function transaction(): Hook {
             ctx.db = ctx.adapter;
             ctx.afterCommitCallbacks = null;
           }
-          if ((ctx.response && ctx.response.status >= 400) || ctx.signal.aborted) throw rollback;
+          if ((ctx.response && ctx.response.status >= 400) || ctx.cancel.aborted) throw rollback;
         },
-        { signal: ctx.signal },
+        { signal: ctx.cancel },
       );
     } catch (error) {
       if (error === rollback) return;

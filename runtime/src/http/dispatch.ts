@@ -63,7 +63,7 @@ export async function dispatch(
     op,
     decodeParams(req.params),
     requestId,
-    traceIdOf(req),
+    traceIdOf(req, requestId),
     deps.adapter(),
     deps.log,
     searchOf(req.url),
@@ -100,7 +100,7 @@ export async function dispatch(
   } catch (thrown) {
     const error = thrown instanceof ApiError ? thrown : panic(thrown, ctx, deps.panicLog);
     if (status === 0) {
-      if (ctx.signal.aborted && ctx.signal.reason === ABORT_CLIENT_CLOSED) status = CLIENT_CLOSED_STATUS;
+      if (ctx.cancel.aborted && ctx.cancel.reason === ABORT_CLIENT_CLOSED) status = CLIENT_CLOSED_STATUS;
       else {
         sendError(ctx, error, defaults);
         status = error.status;

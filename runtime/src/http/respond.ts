@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
 import type { Context } from '../pipeline/context.js';
@@ -12,15 +12,20 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** The trace id of a valid W3C traceparent header, else a fresh one. */
-export function traceIdOf(req: IncomingMessage): string {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The trace id of a valid W3C traceparent header, else a fresh one: the 32
+ * random hex digits of the (generated) request id when it is a UUID.
+ */
+export function traceIdOf(req: IncomingMessage, requestId: string): string {
   const header = req.headers.traceparent;
   if (typeof header === 'string') {
     const match = TRACEPARENT.exec(header.trim().toLowerCase());
     // Version ff and all-zero ids are invalid by the W3C rules.
     if (match && match[1] !== 'ff' && !/^0+$/.test(match[2]) && !/^0+$/.test(match[3])) return match[2];
   }
-  return randomBytes(16).toString('hex');
+  return (UUID.test(requestId) ? requestId : randomUUID()).replaceAll('-', '');
 }
 
 export function remoteAddressOf(req: IncomingMessage, trustProxyHeaders: boolean): string {

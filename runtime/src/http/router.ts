@@ -28,17 +28,23 @@ export interface ProbeHandlers {
   health: Handler;
 }
 
-function errorResponse(res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
-  writeJson(res, error.status, error.toJSON(), { ...headers, ...(error.headers ?? {}) });
+function errorResponse(req: Request, res: ServerResponse, error: ApiError, serviceName: string | undefined, headers: Record<string, string> = {}): void {
+  writeJson(res, error.status, error.toJSON(), { ...identityHeaders(req, serviceName), ...headers, ...(error.headers ?? {}) });
+}
+
+/** X-Request-Id (and X-Service-Name) for responses written outside the pipeline. */
+export function identityHeaders(req: IncomingMessage, serviceName: string | undefined): Record<string, string> {
+  const id = (req as Request & { requestId?: string }).requestId ?? requestIdOf(req);
+  return serviceName ? { 'X-Request-Id': id, 'X-Service-Name': serviceName } : { 'X-Request-Id': id };
 }
 
 /** Runs connect-style middleware in order, then `last`. */
-function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler): Handler {
+function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, serviceName: string | undefined): Handler {
   if (middleware.length === 0) return last;
   return (req, res) => {
     let i = 0;
     const next = (error?: unknown) => {
-      if (error) return errorResponse(res, new ApiError('INTERNAL'));
+      if (error) return errorResponse(req, res, new ApiError('INTERNAL'), serviceName);
       const mw = middleware[i++];
       if (mw) mw(req, res, next);
       else last(req, res);
@@ -54,20 +60,18 @@ function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler): 
  */
 export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteTable, probes: ProbeHandlers) {
   const prefix = config.pathPrefix;
+  const serviceName = config.serviceName;
   const app = polka({
     onNoMatch: (req: Request, res: ServerResponse) =>
-      errorResponse(res, new ApiError('NOT_FOUND', `no route for ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}`)),
-    onError: (_error: unknown, _req: Request, res: ServerResponse) => errorResponse(res, new ApiError('INTERNAL')),
+      errorResponse(req, res, new ApiError('NOT_FOUND', `no route for ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}`), serviceName),
+    onError: (_error: unknown, req: Request, res: ServerResponse) => errorResponse(req, res, new ApiError('INTERNAL'), serviceName),
   });
 
   // Every response carries X-Request-Id (and X-Service-Name), also those answered before routing.
   app.use((req: Request, res: ServerResponse, next: () => void) => {
-    const id = requestIdOf(req);
-    (req as Request & { requestId?: string }).requestId = id;
-    res.setHeader('X-Request-Id', id);
-    if (config.serviceName) res.setHeader('X-Service-Name', config.serviceName);
+    (req as Request & { requestId?: string }).requestId = requestIdOf(req);
     if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
-      return errorResponse(res, new ApiError('URI_TOO_LONG', `request URI is longer than ${MAX_URI_BYTES} bytes; move long filters into fewer clauses`));
+      return errorResponse(req, res, new ApiError('URI_TOO_LONG', `request URI is longer than ${MAX_URI_BYTES} bytes; move long filters into fewer clauses`), serviceName);
     }
     next();
   });
@@ -81,7 +85,7 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
     });
   }
 
-  mountProbes(app, prefix, config.probes, probes);
+  mountProbes(app, prefix, config.probes, probes, serviceName);
 
   for (const model of models) {
     if (!model.mounted) continue;
@@ -91,8 +95,8 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
       const chain = routes.chain(model, op);
       return (req, res) => routes.serve(req, res, model, op, chain);
     };
-    const notAllowed = (path: 'collection' | 'item'): Handler => (_req, res) =>
-      errorResponse(res, new ApiError('METHOD_NOT_ALLOWED', `method not allowed on this ${model.options.singleton ? 'singleton ' : ''}resource`), {
+    const notAllowed = (path: 'collection' | 'item'): Handler => (req, res) =>
+      errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `method not allowed on this ${model.options.singleton ? 'singleton ' : ''}resource`), serviceName, {
         Allow: path === 'item' && model.options.singleton ? '' : allowedMethods(model, path === 'item'),
       });
 
@@ -110,11 +114,11 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
   return app;
 }
 
-function mountProbes(app: ReturnType<typeof polka>, prefix: string, config: ProbesConfig, probes: ProbeHandlers): void {
+function mountProbes(app: ReturnType<typeof polka>, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined): void {
   const shared = config.middleware ?? [];
   const mount = (name: 'live' | 'ready' | 'health', options: ProbeOptions | undefined) => {
     if (options?.disabled) return;
-    const handler = chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name]);
+    const handler = chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name], serviceName);
     app.get(`${prefix}/${name}`, handler).head(`${prefix}/${name}`, handler);
   };
   mount('live', config.live);

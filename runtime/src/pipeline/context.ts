@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Adapter, Executor } from '../db/adapter.js';
+import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
 import type { Logger } from '../log/logger.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -28,8 +28,6 @@ type Callback = () => unknown;
 export class Context {
   /** Path parameters, e.g. `{ id }`. */
   params: Record<string, string>;
-  /** Query string, parsed once. */
-  readonly searchParams: URLSearchParams;
   /** Parsed list and read parameters (Deserialize step). */
   query: ListQuery | null = null;
   /** The raw request body (Deserialize step), null when none was read. */
@@ -59,7 +57,9 @@ export class Context {
 
   /** Callbacks to run after the active transaction commits. */
   afterCommitCallbacks: Callback[] | null = null;
-  private readonly controller = new AbortController();
+  /** Cancellation handed to the database layer; allocates nothing until used. */
+  readonly cancel = new RequestCancel();
+  private search: URLSearchParams | null = null;
 
   constructor(
     readonly req: IncomingMessage,
@@ -71,20 +71,25 @@ export class Context {
     readonly traceId: string,
     readonly adapter: Adapter,
     readonly log: Logger,
-    search: string,
+    private readonly rawSearch: string,
   ) {
     this.params = params;
-    this.searchParams = new URLSearchParams(search);
     this.db = adapter;
   }
 
-  /** Aborted when the request's deadline passes or the client disconnects. */
+  /** The query string, parsed on first use. */
+  get searchParams(): URLSearchParams {
+    this.search ??= new URLSearchParams(this.rawSearch);
+    return this.search;
+  }
+
+  /** Aborted when the request's deadline passes or the client disconnects (pass it to fetch and the like). */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.cancel.native;
   }
 
   abort(reason: string): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    this.cancel.abort(reason);
   }
 
   /** Sets the response. Return without calling next() to end the chain here. */
@@ -99,6 +104,40 @@ export class Context {
   afterCommit(fn: Callback): void {
     if (this.afterCommitCallbacks) this.afterCommitCallbacks.push(fn);
     else void runCallback(fn, this.log);
+  }
+}
+
+/**
+ * A request's cancellation, without an AbortController per request: one is
+ * created only when something listens or the request is aborted.
+ */
+export class RequestCancel implements CancelSignal {
+  private controller: AbortController | null = null;
+
+  get aborted(): boolean {
+    return this.controller?.signal.aborted ?? false;
+  }
+
+  get reason(): unknown {
+    return this.controller?.signal.reason;
+  }
+
+  get native(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  abort(reason: string): void {
+    this.controller ??= new AbortController();
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void {
+    this.native.addEventListener(type, listener, options);
+  }
+
+  removeEventListener(type: 'abort', listener: () => void): void {
+    this.controller?.signal.removeEventListener(type, listener);
   }
 }
 

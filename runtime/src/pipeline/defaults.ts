@@ -41,7 +41,7 @@ function deserializeBody(options: DefaultsOptions): Hook {
 /** The default step behaviour for one model and operation. */
 export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, options: DefaultsOptions): StepDefaults {
   const project = buildProjector(model);
-  const storeOptions = (ctx: Context) => ({ signal: ctx.signal, scope: ctx.scope });
+  const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
 
   switch (op) {

@@ -51,6 +51,8 @@ export interface ProbeDeps {
   timeoutMs: number;
   publishChecks: boolean;
   log: Logger;
+  /** Headers every response carries (X-Request-Id, X-Service-Name). */
+  headers: (req: IncomingMessage) => Record<string, string>;
 }
 
 type CheckResults = Record<string, 'ok' | 'error'>;
@@ -94,32 +96,37 @@ export function createProbes(deps: ProbeDeps) {
     return inFlight;
   };
 
-  const json = (res: ServerResponse, status: number, body: unknown) => {
+  const json = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+    res.writeHead(status, {
+      ...deps.headers(req),
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-store',
+    });
     res.end(text);
   };
 
   return {
-    live(_req: IncomingMessage, res: ServerResponse) {
-      json(res, 200, { status: 'ok' });
+    live(req: IncomingMessage, res: ServerResponse) {
+      json(req, res, 200, { status: 'ok' });
     },
 
-    async ready(_req: IncomingMessage, res: ServerResponse) {
+    async ready(req: IncomingMessage, res: ServerResponse) {
       const availability = deps.availability();
-      if (availability !== 'ready') return json(res, 503, { status: availability });
+      if (availability !== 'ready') return json(req, res, 503, { status: availability });
       const checks = await runAll();
       const ok = Object.values(checks).every((v) => v === 'ok');
       // The server may have started stopping while the checks ran.
       const now = deps.availability();
       const status = now !== 'ready' ? now : ok ? 'ok' : 'not_ready';
-      json(res, status === 'ok' ? 200 : 503, deps.publishChecks ? { status, checks } : { status });
+      json(req, res, status === 'ok' ? 200 : 503, deps.publishChecks ? { status, checks } : { status });
     },
 
-    async health(_req: IncomingMessage, res: ServerResponse) {
-      if (!deps.healthCheckDB) return json(res, 200, { status: 'ok' });
+    async health(req: IncomingMessage, res: ServerResponse) {
+      if (!deps.healthCheckDB) return json(req, res, 200, { status: 'ok' });
       const result = await runCheck('db', deps.ping, AbortSignal.timeout(deps.timeoutMs), deps.log);
-      json(res, result === 'ok' ? 200 : 503, { status: result === 'ok' ? 'ok' : 'degraded' });
+      json(req, res, result === 'ok' ? 200 : 503, { status: result === 'ok' ? 'ok' : 'degraded' });
     },
   };
 }
