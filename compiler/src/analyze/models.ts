@@ -3,17 +3,11 @@
  * through other interfaces) and collects the facts of each: its docs, its
  * soft-delete embeds and its properties with their TypeScript types.
  */
-import {
-  type InterfaceDeclaration,
-  Node,
-  type Program,
-  type SourceFile,
-  type Symbol as MorphSymbol,
-  type ts,
-} from 'ts-morph';
+import type { InterfaceDeclaration, Program, SourceFile, Symbol as MorphSymbol, ts } from 'ts-morph';
 import type { DiagnosticBag } from '../ir/diagnostics.js';
 import type { ModelFacts, PropertyFacts, SoftDeleteEmbed } from '../ir/facts.js';
 import { readDocs } from './docs.js';
+import { Node } from './morph.js';
 import type { RuntimeTypes } from './runtime.js';
 import { spanOf } from './span.js';
 import { TypeClassifier } from './types.js';

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Project, type ProjectOptions, type SourceFile, ts } from 'ts-morph';
+import type { ProjectOptions, SourceFile, ts } from 'ts-morph';
+import { Project, typescript } from './morph.js';
 import type { DiagnosticBag } from '../ir/diagnostics.js';
 import { surfaceResolution } from './resolution.js';
 import { spanAt } from './span.js';
@@ -33,9 +34,9 @@ export interface OpenProject {
 
 /** Used when no tsconfig is found: what a current Node + TypeScript project would set. */
 const DEFAULT_OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: typescript.ScriptTarget.ES2022,
+  module: typescript.ModuleKind.NodeNext,
+  moduleResolution: typescript.ModuleResolutionKind.NodeNext,
   strict: true,
   skipLibCheck: true,
 };
@@ -87,7 +88,7 @@ export function openProject(input: ProjectInput, bag: DiagnosticBag, scope: Reso
   for (const file of files) {
     for (const diagnostic of program.getSyntacticDiagnostics(file.compilerNode)) {
       const span = spanAt(file, diagnostic.start ?? 0, diagnostic.length ?? 0);
-      bag.error(span, ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      bag.error(span, typescript.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     }
   }
   return { project, scope: files };
@@ -99,7 +100,7 @@ function createProject(input: ProjectInput, entries: string[], scope: Resolution
   if (input.compilerOptions) {
     return new Project({ ...shared, compilerOptions: { ...input.compilerOptions, ...forced } });
   }
-  const tsconfig = input.tsconfig ? resolve(input.tsconfig) : ts.findConfigFile(dirname(entries[0]), ts.sys.fileExists);
+  const tsconfig = input.tsconfig ? resolve(input.tsconfig) : typescript.findConfigFile(dirname(entries[0]), typescript.sys.fileExists);
   if (input.tsconfig && !existsSync(tsconfig!)) throw new Error(`${tsconfig} does not exist`);
   if (!tsconfig) return new Project({ ...shared, compilerOptions: { ...DEFAULT_OPTIONS, ...forced } });
   return new Project({ ...shared, tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: forced });

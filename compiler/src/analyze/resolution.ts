@@ -14,14 +14,14 @@
  * analysis, which then starts over with ordinary resolution
  * (analyze/index.ts), so the result never depends on the shortcut.
  */
-import type { ResolutionHostFactory } from 'ts-morph';
-import { ts } from 'ts-morph';
+import type { ResolutionHostFactory, ts } from 'ts-morph';
+import { typescript } from './morph.js';
 
 /** Specifiers of the `export … from '…'` declarations of a file. */
 function reexportedSpecifiers(file: ts.SourceFile): Set<string> {
   const specifiers = new Set<string>();
   for (const statement of file.statements) {
-    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+    if (typescript.isExportDeclaration(statement) && statement.moduleSpecifier && typescript.isStringLiteral(statement.moduleSpecifier)) {
       specifiers.add(statement.moduleSpecifier.text);
     }
   }
@@ -37,7 +37,7 @@ function modeOf(file: ts.SourceFile | undefined, name: string, options: ts.Compi
   if (!file) return undefined;
   const usages = (file as ts.SourceFile & { imports?: readonly ts.StringLiteralLike[] }).imports ?? [];
   const usage = usages.find((literal) => literal.text === name);
-  return usage ? ts.getModeForUsageLocation(file, usage, options) : file.impliedNodeFormat;
+  return usage ? typescript.getModeForUsageLocation(file, usage, options) : file.impliedNodeFormat;
 }
 
 /** A ts-morph resolution host that follows only the public surface of packages (see above). */
@@ -47,14 +47,14 @@ export const surfaceResolution: ResolutionHostFactory = (host, getCompilerOption
   return {
     resolveModuleNames(names, containingFile, _reused, redirectedReference, options, containingSourceFile) {
       const compilerOptions = options ?? getCompilerOptions();
-      cache ??= ts.createModuleResolutionCache(host.getCurrentDirectory?.() ?? '/', (f) => f, compilerOptions);
+      cache ??= typescript.createModuleResolutionCache(host.getCurrentDirectory?.() ?? '/', (f) => f, compilerOptions);
       const fromPackage = inPackages.has(containingFile) || containingFile.includes('/node_modules/');
       const followed =
         fromPackage && containingSourceFile && !containingSourceFile.isDeclarationFile ? reexportedSpecifiers(containingSourceFile) : undefined;
       return names.map((name) => {
         if (followed && !followed.has(name)) return undefined;
         const mode = modeOf(containingSourceFile, name, compilerOptions);
-        const resolved = ts.resolveModuleName(name, containingFile, compilerOptions, host, cache, redirectedReference, mode).resolvedModule;
+        const resolved = typescript.resolveModuleName(name, containingFile, compilerOptions, host, cache, redirectedReference, mode).resolvedModule;
         if (resolved && (fromPackage || resolved.isExternalLibraryImport)) inPackages.add(resolved.resolvedFileName);
         return resolved;
       });

@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Node, type SourceFile, type Symbol as MorphSymbol, type Type } from 'ts-morph';
+import type { SourceFile, Symbol as MorphSymbol, Type } from 'ts-morph';
+import { Node } from './morph.js';
 
 export const RUNTIME_PACKAGE = '@mfx/runtime';
 

@@ -2,7 +2,8 @@
  * Source spans of ts-morph nodes, using TypeScript's cached line starts
  * (ts-morph's own line lookup rescans the file on every call).
  */
-import { Node, type SourceFile } from 'ts-morph';
+import type { SourceFile } from 'ts-morph';
+import { Node } from './morph.js';
 import type { Span } from '../ir/diagnostics.js';
 
 /** The span of a range of a file. */

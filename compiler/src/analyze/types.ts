@@ -4,7 +4,8 @@
  * the way TypeScript sees them.
  */
 import type { ScalarType } from '@mfx/runtime/manifest';
-import { Node, type Program, type Symbol as MorphSymbol, ts, type Type } from 'ts-morph';
+import type { Program, Symbol as MorphSymbol, Type } from 'ts-morph';
+import { Node, typescript } from './morph.js';
 import type { TypeShape } from '../ir/facts.js';
 import type { RuntimeTypes } from './runtime.js';
 
@@ -69,7 +70,7 @@ export class TypeClassifier {
     const symbol = type.getSymbol();
     if (symbol && this.isModelInterface(symbol)) return { kind: 'model', target: symbol.getName(), many: false };
     if (type.isTypeParameter()) return unsupported(text, 'Model properties cannot be generic; give the property a concrete type');
-    if (type.getFlags() & ts.TypeFlags.NonPrimitive) return { kind: 'value', type: 'json_object', opaque: true };
+    if (type.getFlags() & typescript.TypeFlags.NonPrimitive) return { kind: 'value', type: 'json_object', opaque: true };
     if (type.isObject()) {
       if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) {
         return unsupported(text, 'Functions cannot be stored; drop the property or exclude it with @mfx -');
