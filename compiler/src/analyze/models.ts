@@ -22,6 +22,12 @@ function interfacesOf(symbol: MorphSymbol): InterfaceDeclaration[] {
   return symbol.getDeclarations().filter(Node.isInterfaceDeclaration);
 }
 
+/**
+ * Finds model interfaces and reads their facts.
+ *
+ * @example
+ * const found = new ModelFinder(new RuntimeTypes(), project.getProgram(), bag).find(files);
+ */
 export class ModelFinder {
   private readonly extendsModelCache = new Map<ts.Symbol, boolean>();
   private readonly types: TypeClassifier;

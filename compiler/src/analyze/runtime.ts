@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { SourceFile, Symbol as MorphSymbol, Type } from 'ts-morph';
 import { Node } from './morph.js';
 
+/** The package that declares the marker types. */
 export const RUNTIME_PACKAGE = '@mfx/runtime';
 
 export type RuntimeInterface = 'Model' | 'SoftDelete' | 'SoftDeleteFlag';

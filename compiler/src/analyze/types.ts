@@ -17,6 +17,11 @@ export interface ClassifiedType {
 
 const SCALARS: ReadonlySet<string> = new Set<ScalarType>(['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp']);
 
+/**
+ * Reduces TypeScript types to storage shapes.
+ *
+ * @example new TypeClassifier(runtime, program, isModel).classify(property.getType()).shape // { kind: 'value', type: 'string' }
+ */
 export class TypeClassifier {
   /** Set once a type TypeScript could not resolve (an error type) was met. */
   sawUnresolved = false;

@@ -12,6 +12,7 @@ export { buildManifest, relativePath, serializeManifest } from './manifest.js';
 export { bodySchemas, propertySchema } from './schema.js';
 export { type ValidatorsModule, validatorsSource } from './validators.js';
 
+/** The files of the manifest directory, as the runtime's loadManifest expects them. */
 export const MANIFEST_FILE = 'manifest.json';
 export const VALIDATORS_FILE = 'validators.js';
 

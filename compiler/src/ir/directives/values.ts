@@ -20,7 +20,9 @@ export class DirectiveProblem extends Error {
 const INTEGER = /^[-+]?\d+$/;
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
+/** Range of `Int` (a 32-bit integer column). */
 export const INT32 = { min: -2147483648, max: 2147483647 } as const;
+/** Range of `bigint` on the wire: JSON numbers that no client rounds. */
 export const SAFE_INTEGER = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const;
 
 /** A decimal number such as `0`, `-1.5` or `1e3`. */
