@@ -37,20 +37,14 @@ interface Applied {
   span: Span;
 }
 
-export interface BuiltModel {
-  model: ModelIR;
-  /** `abstract` models are bases for others and are not emitted. */
-  abstract: boolean;
-}
-
 /**
  * Build the IR of one model from its facts; problems go into `bag`.
  *
  * @example
- * const { model } = buildModel(facts, bag);
+ * const model = buildModel(facts, bag);
  * model.fields.map((f) => f.name); // ['id', 'title', …, 'created_at', 'updated_at']
  */
-export function buildModel(facts: ModelFacts, bag: DiagnosticBag): BuiltModel {
+export function buildModel(facts: ModelFacts, bag: DiagnosticBag): ModelIR {
   const draft = newDraft(facts);
   const applied: Applied[] = [];
 
@@ -79,7 +73,7 @@ export function buildModel(facts: ModelFacts, bag: DiagnosticBag): BuiltModel {
   for (const rule of applied) rule.check((message, hint) => bag.error(rule.span, `${rule.subject}: ${message}`, hint));
 
   draft.ir.options.versioned = draft.versioned ? { diffOnly: draft.versioned.diffOnly, required: draft.versionedRequired } : null;
-  return { model: draft.ir, abstract: draft.abstract };
+  return draft.ir;
 }
 
 function newDraft(facts: ModelFacts): ModelDraft {
@@ -110,7 +104,6 @@ function newDraft(facts: ModelFacts): ModelDraft {
       span: facts.span,
       files: facts.files,
     },
-    abstract: false,
     base: { id: new Set(), created_at: new Set(), updated_at: new Set() },
     versionedRequired: false,
   };

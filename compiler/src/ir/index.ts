@@ -25,7 +25,7 @@ export function buildModels(facts: ModelFacts[], nonModels: ReadonlyMap<string, 
   for (const fact of facts) {
     // An abstract base is checked through the models that extend it, not on its own (no duplicate reports).
     if (isAbstract(fact)) reasons.set(fact.name, 'it is abstract');
-    else models.push(buildModel(fact, bag).model);
+    else models.push(buildModel(fact, bag));
   }
   models.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   resolveRelations(models, reasons, bag);

@@ -7,9 +7,9 @@
  * model is complete, and its JSON-Schema fragment. Adding a directive means
  * adding a row here; nothing else dispatches on directive names.
  *
- * Rows run in catalogue order, so the type-shaping rows (`db`, `int`,
- * `json_array`, `json_object`, `locale`) come first and `default` comes after
- * every row it is checked against.
+ * Rows run in catalogue order: `db` and the type-shaping rows (`int`,
+ * `json_array`, `json_object`, `locale`) come first, so later rows check the
+ * final type, and `default` comes after every row it is checked against.
  */
 import type { FieldManifest, FieldType, LocaleMode, OnDelete, QueryLimits } from '@mfx/runtime/manifest';
 import { findField } from '../model.js';
@@ -79,7 +79,7 @@ function ensureLocale(field: FieldContext['field']) {
   return field.locale;
 }
 
-/** Rows shared by the three localized response modes. */
+/** The row of one localized response mode; it conflicts with the modes after it, so a pair is reported once. */
 function localeModeRow(mode: LocaleMode): DirectiveRow {
   const others = LOCALE_MODES.filter((m) => m !== mode && LOCALE_MODES.indexOf(m) > LOCALE_MODES.indexOf(mode));
   return {
@@ -219,7 +219,8 @@ export const CATALOGUE: readonly DirectiveRow[] = [
   {
     name: 'abstract',
     summary: 'the interface is a base for other models, not a model itself',
-    model: { parse: flag, apply: (_, model) => void (model.abstract = true) },
+    // Read before any model is built (ir/index.ts): an abstract base is only checked through its sub-models.
+    model: { parse: flag, apply: () => {} },
   },
   {
     name: 'table',

@@ -23,8 +23,6 @@ export type BaseOption = (typeof BASE_OPTIONS)[BaseOptionColumn][number];
 /** A model while its directives and properties are being read. */
 export interface ModelDraft {
   ir: ModelIR;
-  /** `abstract`: a base interface for other models, not a model itself. */
-  abstract: boolean;
   base: Record<BaseOptionColumn, Set<BaseOption>>;
   versioned?: { diffOnly: boolean };
   versionedRequired: boolean;
