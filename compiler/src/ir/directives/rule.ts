@@ -81,7 +81,6 @@ export interface ModelRule<V> {
   parse(use: DirectiveUse): V;
   /** May appear several times (`base:`, `index:`, …). */
   repeatable?: boolean;
-  conflicts?: Record<string, string>;
   apply(value: V, model: ModelDraft): void;
   /** Runs once the fields are assembled. */
   check?(value: V, model: ModelDraft, report: Report): void;
