@@ -75,7 +75,18 @@ describe('type mapping', () => {
   });
 
   it('an abstract base is not a model; a non-exported base is not either', () => {
-    assert.deepEqual(result.models.map((m) => m.name), ['Generic', 'Nullability', 'Typed']);
+    assert.deepEqual(result.models.map((m) => m.name), ['Generic', 'Nullability', 'Stamp', 'Typed']);
+  });
+
+  it('bases may be intersections and object type aliases', () => {
+    assert.deepEqual(fields('Stamp').map(([name, , type]) => [name, type]), [
+      ['id', 'string'],
+      ['stampedBy', 'string'],
+      ['revision', 'integer'],
+      ['note', 'string'],
+      ['created_at', 'timestamp'],
+      ['updated_at', 'timestamp'],
+    ]);
   });
 
   it('JSDoc of inherited properties becomes their description', () => {

@@ -3,14 +3,14 @@
  * through other interfaces) and collects the facts of each: its docs, its
  * soft-delete embeds and its properties with their TypeScript types.
  */
-import type { InterfaceDeclaration, Program, SourceFile, Symbol as MorphSymbol, ts } from 'ts-morph';
+import type { InterfaceDeclaration, Program, SourceFile, Symbol as MorphSymbol, ts, Type } from 'ts-morph';
 import type { DiagnosticBag } from '../ir/diagnostics.js';
 import type { ModelFacts, PropertyFacts, SoftDeleteEmbed } from '../ir/facts.js';
 import { readDocs } from './docs.js';
 import { Node } from './morph.js';
 import type { RuntimeTypes } from './runtime.js';
 import { spanOf } from './span.js';
-import { TypeClassifier } from './types.js';
+import { isUnresolved, TypeClassifier } from './types.js';
 
 export interface FoundModels {
   models: ModelFacts[];
@@ -20,6 +20,19 @@ export interface FoundModels {
 
 function interfacesOf(symbol: MorphSymbol): InterfaceDeclaration[] {
   return symbol.getDeclarations().filter(Node.isInterfaceDeclaration);
+}
+
+/** A base type split into what it is made of: `extends Model & Audit` counts as two bases. */
+function partsOf(type: Type): Type[] {
+  return type.isIntersection() ? type.getIntersectionTypes().flatMap(partsOf) : [type];
+}
+
+interface Collected {
+  model: string;
+  members: Map<string, Node>;
+  embeds: Set<SoftDeleteEmbed>;
+  files: Set<string>;
+  visited: Set<ts.Symbol>;
 }
 
 /**
@@ -90,11 +103,13 @@ export class ModelFinder {
     if (visiting.has(key)) return false;
     visiting.add(key);
     const result = interfacesOf(symbol).some((declaration) =>
-      declaration.getExtends().some((heritage) => {
-        const base = heritage.getType().getSymbol();
-        if (!base) return false;
-        return this.runtime.interfaceOf(base) === 'Model' || this.extendsModel(base, visiting);
-      }),
+      declaration.getExtends().some((heritage) =>
+        partsOf(heritage.getType()).some((part) => {
+          const base = part.getSymbol();
+          if (!base) return false;
+          return this.runtime.interfaceOf(base) === 'Model' || this.extendsModel(base, visiting);
+        }),
+      ),
     );
     this.extendsModelCache.set(key, result);
     return result;
@@ -104,10 +119,9 @@ export class ModelFinder {
     const declarations = interfacesOf(symbol);
     const primary = declarations[0];
     const name = symbol.getName();
-    const members = new Map<string, Node>();
-    const embeds = new Set<SoftDeleteEmbed>();
-    const files = new Set<string>();
-    this.collectMembers(symbol, name, members, embeds, files, new Set());
+    const collected: Collected = { model: name, members: new Map(), embeds: new Set(), files: new Set(), visited: new Set() };
+    this.collectMembers(symbol, collected);
+    const { members, embeds, files } = collected;
 
     const modelType = primary.getType();
     const properties: PropertyFacts[] = [];
@@ -145,50 +159,51 @@ export class ModelFinder {
    * come before the model's own. A redeclared property keeps its first
    * position and takes the most derived declaration.
    */
-  private collectMembers(
-    symbol: MorphSymbol,
-    model: string,
-    members: Map<string, Node>,
-    embeds: Set<SoftDeleteEmbed>,
-    files: Set<string>,
-    visited: Set<ts.Symbol>,
-  ): void {
-    visited.add(symbol.compilerSymbol);
+  private collectMembers(symbol: MorphSymbol, collected: Collected): void {
+    collected.visited.add(symbol.compilerSymbol);
     for (const declaration of interfacesOf(symbol)) {
-      files.add(declaration.getSourceFile().getFilePath());
+      collected.files.add(declaration.getSourceFile().getFilePath());
       for (const heritage of declaration.getExtends()) {
-        const type = heritage.getType();
-        const base = type.getSymbol();
-        const marker = this.runtime.interfaceOf(base);
-        if (marker === 'Model') continue;
-        if (marker) {
-          embeds.add(marker);
-          continue;
-        }
-        if (!base) {
-          this.unresolvedBase = true;
-          this.bag.error(spanOf(heritage), `${model}: cannot resolve the base type '${heritage.getText()}'`, 'Check its import');
-          continue;
-        }
-        if (interfacesOf(base).length > 0) {
-          if (!visited.has(base.compilerSymbol)) this.collectMembers(base, model, members, embeds, files, visited);
-          continue;
-        }
-        // A type alias or mapped type (Pick<…>, an object literal type): take its properties as they are.
-        for (const property of type.getProperties()) members.set(property.getName(), property.getDeclarations()[0] ?? heritage);
+        for (const part of partsOf(heritage.getType())) this.collectBase(part, heritage, collected);
       }
       for (const member of declaration.getMembers()) {
         if (Node.isPropertySignature(member)) {
           const nameNode = member.getNameNode();
-          members.set(Node.isStringLiteral(nameNode) ? nameNode.getLiteralValue() : member.getName(), member);
+          collected.members.set(Node.isStringLiteral(nameNode) ? nameNode.getLiteralValue() : member.getName(), member);
         } else {
           this.bag.error(
             spanOf(member),
-            `${model}: '${member.getText().split('\n')[0]}' is not a property`,
+            `${collected.model}: '${member.getText().split('\n')[0]}' is not a property`,
             'A model declares properties only (no methods, index or call signatures)',
           );
         }
       }
+    }
+  }
+
+  /** One base of an interface: a runtime marker, another interface (walked), or an object type (its properties). */
+  private collectBase(type: Type, heritage: Node, collected: Collected): void {
+    const base = type.getSymbol();
+    const marker = this.runtime.interfaceOf(base);
+    if (marker === 'Model') return;
+    if (marker) {
+      collected.embeds.add(marker);
+      return;
+    }
+    if (isUnresolved(type)) {
+      this.unresolvedBase = true;
+      this.bag.error(spanOf(heritage), `${collected.model}: cannot resolve the base type '${heritage.getText()}'`, 'Check its import');
+      return;
+    }
+    if (base && interfacesOf(base).length > 0) {
+      if (!collected.visited.has(base.compilerSymbol)) this.collectMembers(base, collected);
+      return;
+    }
+    // A type alias or mapped type (Pick<…>, an object literal type): take its properties as they are.
+    for (const property of type.getProperties()) {
+      const declaration = property.getDeclarations()[0] ?? heritage;
+      collected.files.add(declaration.getSourceFile().getFilePath());
+      collected.members.set(property.getName(), declaration);
     }
   }
 }

@@ -107,7 +107,7 @@ export class TypeClassifier {
 }
 
 /** The checker's error type: what an unresolvable name turns into. */
-function isUnresolved(type: Type): boolean {
+export function isUnresolved(type: Type): boolean {
   return (type.compilerType as { intrinsicName?: string }).intrinsicName === 'error';
 }
 
