@@ -207,4 +207,18 @@ describe('manifest', () => {
       product.fields.map((f) => f.column),
     );
   });
+
+  it('sources: the model files and the user files they import, not the files that import them', () => {
+    const project = tempProject({
+      'aliases.ts': "export type Status = 'open' | 'closed';\n",
+      'models.ts': "import type { Model } from '@mfx/runtime';\nimport type { Status } from './aliases.js';\n\nexport interface Ticket extends Model {\n  status: Status;\n}\n",
+      'app.ts': "import type { Ticket } from './models.js';\n\nexport const first: Ticket[] = [];\n",
+    });
+    try {
+      const built = compile([project.path('app.ts'), project.path('models.ts')], { outDir: project.path('.mfx') });
+      assert.deepEqual(built.manifest?.sources.map((s) => s.file), ['../aliases.ts', '../models.ts']);
+    } finally {
+      project.remove();
+    }
+  });
 });

@@ -9,6 +9,7 @@ import type { ModelFacts, PropertyFacts, SoftDeleteEmbed } from '../ir/facts.js'
 import { readDocs } from './docs.js';
 import { Node } from './morph.js';
 import type { RuntimeTypes } from './runtime.js';
+import { SourceClosure } from './sources.js';
 import { spanOf } from './span.js';
 import { isUnresolved, TypeClassifier } from './types.js';
 
@@ -62,6 +63,7 @@ export class ModelFinder {
    */
   find(files: SourceFile[]): FoundModels {
     const found: FoundModels = { models: [], nonModels: new Map() };
+    const sources = new SourceClosure(files);
     const seen = new Set<ts.Symbol>();
     const declaredIn = new Map<string, string>();
     for (const file of files) {
@@ -84,7 +86,8 @@ export class ModelFinder {
           this.bag.error(spanOf(declaration), `${name}: a model cannot be generic`, 'Declare a generic base interface and extend it with concrete types');
           continue;
         }
-        found.models.push(this.factsOf(symbol));
+        const facts = this.factsOf(symbol);
+        found.models.push({ ...facts, files: sources.of(facts.files) });
       }
     }
     return found;

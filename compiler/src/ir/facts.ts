@@ -57,6 +57,6 @@ export interface ModelFacts {
   embeds: SoftDeleteEmbed[];
   /** Declared properties: inherited interfaces' first, then the model's own, in source order. */
   properties: PropertyFacts[];
-  /** Files that declare the model or one of the interfaces it extends. */
+  /** Files that declare the model or a base it extends, and the user files they import. */
   files: string[];
 }

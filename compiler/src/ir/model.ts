@@ -48,7 +48,7 @@ export interface ModelIR {
   relations: RelationIR[];
   options: ModelOptions;
   span: Span;
-  /** Files that declare the model or an interface it extends. */
+  /** Files that declare the model or a base it extends, and the user files they import. */
   files: string[];
 }
 
