@@ -1,7 +1,7 @@
 // Issue 3: mfx serve on the blog (SQLite, 10,000 posts) beside a hand-written
 // node:http + better-sqlite3 server doing the same SQL.
 import { join } from 'node:path';
-import { type Row, measure, report, type Workload } from './lib/load.js';
+import { compare, type Row, report, type Workload } from './lib/load.js';
 import { seededBlog, POSTS } from './lib/blog.js';
 import { startChild } from './lib/process.js';
 
@@ -22,19 +22,17 @@ export async function main(): Promise<void> {
     },
   ];
 
+  const mfx = await startChild(
+    [join(root, 'bin/mfx.mjs'), 'serve', '--manifest', blog.manifestDir, '--db', `sqlite:${blog.copy()}`, '--port', '0', '--no-docs'],
+    /mfx serving (http:\/\/\S+)/,
+  );
+  const baseline = await startChild([join(root, 'bench/baselines/sqlite.ts'), '--db', blog.copy(), '--port', '0'], /baseline serving (http:\/\/\S+)/);
   const rows: Row[] = [];
-  for (const workload of workloads) {
-    const mfx = await startChild(
-      [join(root, 'bin/mfx.mjs'), 'serve', '--manifest', blog.manifestDir, '--db', `sqlite:${blog.copy()}`, '--port', '0', '--no-docs'],
-      /mfx serving (http:\/\/\S+)/,
-    );
-    const mfxResult = await measure(mfx.url, workload);
+  try {
+    for (const workload of workloads) rows.push(await compare(workload, mfx, baseline));
+  } finally {
     await mfx.stop();
-
-    const baseline = await startChild([join(root, 'bench/baselines/sqlite.ts'), '--db', blog.copy(), '--port', '0'], /baseline serving (http:\/\/\S+)/);
-    const baselineResult = await measure(baseline.url, workload);
     await baseline.stop();
-    rows.push({ workload: workload.name, mfx: mfxResult, baseline: baselineResult });
   }
   report(rows, { 'GET /posts/:id': 0.75, 'GET /posts?limit=20&page=N': 0.75, 'POST /posts': 0.7 });
 }

@@ -70,3 +70,22 @@ export function report(rows: Row[], goals: Record<string, number>): void {
     }
   }
 }
+
+export interface Contender {
+  url: string;
+}
+
+/**
+ * Measures mfx and its baseline in alternating rounds (the machine is shared
+ * and its speed drifts) and keeps the round with the median ratio.
+ */
+export async function compare(workload: Workload, mfx: Contender, baseline: Contender, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<Row> {
+  const results: Row[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const a = await measure(mfx.url, workload);
+    const b = await measure(baseline.url, workload);
+    results.push({ workload: workload.name, mfx: a, baseline: b });
+  }
+  results.sort((x, y) => x.mfx.rps / x.baseline.rps - y.mfx.rps / y.baseline.rps);
+  return results[Math.floor(results.length / 2)];
+}

@@ -12,11 +12,9 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * The trace id of a valid W3C traceparent header, else a fresh one: the 32
- * random hex digits of the (generated) request id when it is a UUID.
+ * hex digits of a UUIDv4.
  */
 export function traceIdOf(req: IncomingMessage, requestId: string): string {
   const header = req.headers.traceparent;
@@ -25,7 +23,9 @@ export function traceIdOf(req: IncomingMessage, requestId: string): string {
     // Version ff and all-zero ids are invalid by the W3C rules.
     if (match && match[1] !== 'ff' && !/^0+$/.test(match[2]) && !/^0+$/.test(match[3])) return match[2];
   }
-  return (UUID.test(requestId) ? requestId : randomUUID()).replaceAll('-', '');
+  // A request id we generated is a fresh UUIDv4, random enough to be a trace id; a client's is not.
+  const id = req.headers['x-request-id'] === undefined ? requestId : randomUUID();
+  return id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
 }
 
 export function remoteAddressOf(req: IncomingMessage, trustProxyHeaders: boolean): string {

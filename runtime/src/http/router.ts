@@ -7,8 +7,8 @@ import type { Chain } from '../pipeline/pipeline.js';
 import type { Op } from '../pipeline/types.js';
 import type { HttpMiddleware, ProbeOptions, ProbesConfig } from '../probes/probes.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import { allowedMethods } from '../pipeline/defaults.js';
 import { requestIdOf, writeJson } from './respond.js';
+import { type RouteHandler, RouteTable } from './route-table.js';
 
 /** Request URIs above 8 KiB are refused before routing. */
 export const MAX_URI_BYTES = 8 * 1024;
@@ -16,7 +16,7 @@ export const MAX_URI_BYTES = 8 * 1024;
 type Request = IncomingMessage & { params?: Record<string, string>; path?: string };
 type Handler = (req: Request, res: ServerResponse) => void;
 
-export interface RouteTable {
+export interface RouteServer {
   /** (model, op) → chain, composed at seal. */
   chain(model: ModelMeta, op: Op): Chain;
   serve(req: Request, res: ServerResponse, model: ModelMeta | null, op: Op, chain: Chain): void;
@@ -58,7 +58,7 @@ function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, s
  * probes, then one route per (model, method). Built once when the server
  * seals; nothing is looked up by scanning models per request.
  */
-export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteTable, probes: ProbeHandlers) {
+export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteServer, probes: ProbeHandlers) {
   const prefix = config.pathPrefix;
   const serviceName = config.serviceName;
   const app = polka({
@@ -85,41 +85,63 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
     });
   }
 
-  mountProbes(app, prefix, config.probes, probes, serviceName);
-
+  const table = new RouteTable();
+  mountProbes(table, prefix, config.probes, probes, serviceName);
   for (const model of models) {
-    if (!model.mounted) continue;
-    const base = `${prefix}/${model.table}`;
-    const item = `${base}/:id`;
-    const handle = (op: Op): Handler => {
-      const chain = routes.chain(model, op);
-      return (req, res) => routes.serve(req, res, model, op, chain);
-    };
-    const notAllowed = (path: 'collection' | 'item'): Handler => (req, res) =>
-      errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `method not allowed on this ${model.options.singleton ? 'singleton ' : ''}resource`), serviceName, {
-        Allow: path === 'item' && model.options.singleton ? '' : allowedMethods(model, path === 'item'),
-      });
-
-    if (model.options.singleton) {
-      app.get(base, handle('read')).head(base, handle('read')).patch(base, handle('update')).options(base, handle('options'));
-      app.all(base, notAllowed('collection'));
-      app.all(item, notAllowed('item'));
-      continue;
-    }
-    app.get(base, handle('list')).head(base, handle('list')).post(base, handle('create')).options(base, handle('options'));
-    app.get(item, handle('read')).head(item, handle('read')).patch(item, handle('update')).delete(item, handle('delete')).options(item, handle('options'));
-    app.all(base, notAllowed('collection'));
-    app.all(item, notAllowed('item'));
+    if (model.mounted) mountModel(table, prefix, model, routes);
   }
+
+  // Generated routes come last, after router-level middleware, from the precomputed table.
+  app.use((req: Request, res: ServerResponse, next: () => void) => {
+    const match = table.match(req.method ?? 'GET', req.path ?? '/');
+    if (match.kind === 'none') return next();
+    if (match.kind === 'method-not-allowed') {
+      return errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${match.allow.join(', ') || 'none'}`), serviceName, {
+        Allow: match.allow.join(', '),
+      });
+    }
+    req.params = match.params;
+    match.handler(req, res);
+  });
   return app;
 }
 
-function mountProbes(app: ReturnType<typeof polka>, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined): void {
+function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes: RouteServer): void {
+  const base = `${prefix}/${model.table}`;
+  const item = `${base}/:id`;
+  const handle = (op: Op): RouteHandler => {
+    const chain = routes.chain(model, op);
+    return (req, res) => routes.serve(req, res, model, op, chain);
+  };
+  if (model.options.singleton) {
+    table.add('GET', base, handle('read'));
+    table.add('HEAD', base, handle('read'));
+    table.add('PATCH', base, handle('update'));
+    table.add('OPTIONS', base, handle('options'));
+    // A singleton has no id subtree: every method there answers 405.
+    table.add('*', item, (req, res) =>
+      errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${model.table} is a singleton: use GET or PATCH on ${base}`), undefined, { Allow: '' }),
+    );
+    return;
+  }
+  table.add('GET', base, handle('list'));
+  table.add('HEAD', base, handle('list'));
+  table.add('POST', base, handle('create'));
+  table.add('OPTIONS', base, handle('options'));
+  table.add('GET', item, handle('read'));
+  table.add('HEAD', item, handle('read'));
+  table.add('PATCH', item, handle('update'));
+  table.add('DELETE', item, handle('delete'));
+  table.add('OPTIONS', item, handle('options'));
+}
+
+function mountProbes(table: RouteTable, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined): void {
   const shared = config.middleware ?? [];
   const mount = (name: 'live' | 'ready' | 'health', options: ProbeOptions | undefined) => {
     if (options?.disabled) return;
     const handler = chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name], serviceName);
-    app.get(`${prefix}/${name}`, handler).head(`${prefix}/${name}`, handler);
+    table.add('GET', `${prefix}/${name}`, handler);
+    table.add('HEAD', `${prefix}/${name}`, handler);
   };
   mount('live', config.live);
   mount('ready', config.ready);

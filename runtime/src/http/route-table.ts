@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type RouteHandler = (req: IncomingMessage & { params?: Record<string, string> }, res: ServerResponse) => void;
+
+interface Node {
+  statics: Map<string, Node>;
+  param: { name: string; node: Node } | null;
+  /** Method → handler, for a path that ends here. */
+  methods: Map<string, RouteHandler> | null;
+}
+
+const node = (): Node => ({ statics: new Map(), param: null, methods: null });
+
+export type RouteMatch =
+  | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'none' };
+
+/**
+ * The generated routes, compiled once into a segment tree: a lookup walks the
+ * path's segments (static segments before parameters), never scanning the
+ * route list. Paths that exist but lack the method answer 405 with Allow.
+ *
+ * @example
+ * const table = new RouteTable();
+ * table.add('GET', '/api/posts/:id', handler);
+ * table.match('GET', '/api/posts/42'); // { kind: 'found', params: { id: '42' }, ... }
+ */
+export class RouteTable {
+  private readonly root = node();
+
+  /** Adds a route; method `*` answers every method the path has no own handler for. */
+  add(method: string, pattern: string, handler: RouteHandler): void {
+    let current = this.root;
+    for (const segment of pattern.split('/').filter(Boolean)) {
+      if (segment.startsWith(':')) {
+        const name = segment.slice(1);
+        if (current.param && current.param.name !== name) {
+          throw new Error(`mfx: route ${pattern} names parameter :${name} where another route has :${current.param.name}`);
+        }
+        current.param ??= { name, node: node() };
+        current = current.param.node;
+      } else {
+        let next = current.statics.get(segment);
+        if (!next) {
+          next = node();
+          current.statics.set(segment, next);
+        }
+        current = next;
+      }
+    }
+    current.methods ??= new Map();
+    if (current.methods.has(method)) throw new Error(`mfx: route ${method} ${pattern} is declared twice`);
+    current.methods.set(method, handler);
+  }
+
+  /** Whether a route exists for this method and path (used to refuse colliding actions). */
+  has(method: string, pattern: string): boolean {
+    // A `:name` segment of the pattern walks the parameter branch like any value would.
+    return this.match(method, pattern).kind === 'found';
+  }
+
+  match(method: string, path: string): RouteMatch {
+    let current: Node | undefined = this.root;
+    let params: Record<string, string> | null = null;
+    let start = 1;
+    while (current && start <= path.length) {
+      let end = path.indexOf('/', start);
+      if (end === -1) end = path.length;
+      const segment = path.slice(start, end);
+      start = end + 1;
+      if (segment === '') continue;
+      const next: Node | undefined = current.statics.get(segment);
+      if (next) {
+        current = next;
+      } else if (current.param) {
+        (params ??= {})[current.param.name] = segment;
+        current = current.param.node;
+      } else {
+        current = undefined;
+      }
+    }
+    if (!current?.methods) return { kind: 'none' };
+    const handler = current.methods.get(method) ?? current.methods.get('*');
+    if (handler) return { kind: 'found', handler, params: params ?? {} };
+    return { kind: 'method-not-allowed', allow: [...current.methods.keys()] };
+  }
+}
