@@ -2,9 +2,14 @@
 // Runs benchmark suites: `npm run bench` (all) or `npm run bench -- runtime query`.
 // Each suite measures mfx beside a hand-written baseline doing the same work and prints the ratio.
 import { register } from 'tsx/esm/api';
-import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 
 register();
+// Keep the load generator off the server's CPU (see bench/lib/process.ts).
+if (process.env.BENCH_NO_PIN !== '1' && existsSync('/usr/bin/taskset')) {
+  spawnSync('/usr/bin/taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+}
 const available = readdirSync(new URL('.', import.meta.url))
   .filter((f) => f.endsWith('.bench.ts'))
   .map((f) => f.replace('.bench.ts', ''));

@@ -1,5 +1,7 @@
 // Starts a server in a child process and waits until it prints its URL.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 export interface Child {
   url: string;
@@ -8,7 +10,12 @@ export interface Child {
 
 /** Spawns `node --import tsx <args>`; resolves once a line matches `ready` (its first group is the base URL). */
 export async function startChild(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // The server gets CPU 0 and the load generator (this process) CPU 1, so the two never
+  // fight over a core and the comparison measures the servers, not the scheduler.
+  const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >= 2 && process.env.BENCH_NO_PIN !== '1';
+  const command = pinned ? '/usr/bin/taskset' : process.execPath;
+  const prefix = pinned ? ['-c', '0', process.execPath] : [];
+  const child: ChildProcess = spawn(command, [...prefix, '--import', 'tsx', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

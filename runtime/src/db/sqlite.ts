@@ -68,22 +68,26 @@ class Connection {
 
   all(sql: string, params: readonly unknown[]): Row[] {
     const statement = this.prepare(sql);
-    return statement.reader ? statement.all(...bindAll(params)) : (statement.run(...bindAll(params)), []);
+    if (!statement.reader) {
+      statement.run(bindAll(params));
+      return [];
+    }
+    return statement.all(bindAll(params));
   }
 
   get(sql: string, params: readonly unknown[]): Row | undefined {
     const statement = this.prepare(sql);
     if (!statement.reader) {
-      statement.run(...bindAll(params));
+      statement.run(bindAll(params));
       return undefined;
     }
-    return statement.get(...bindAll(params));
+    return statement.get(bindAll(params));
   }
 
   run(sql: string, params: readonly unknown[]): { changes: number } {
     const statement = this.prepare(sql);
-    if (statement.reader) return { changes: statement.all(...bindAll(params)).length };
-    return { changes: statement.run(...bindAll(params)).changes };
+    if (statement.reader) return { changes: statement.all(bindAll(params)).length };
+    return { changes: statement.run(bindAll(params)).changes };
   }
 }
 
@@ -148,35 +152,34 @@ class SqliteAdapter implements Adapter {
     this.lock = new WriteLock(options.lockTimeoutMs ?? 10_000);
   }
 
-  /** The writer, once no other request's transaction holds it. */
-  private async writable(options?: QueryOptions): Promise<Connection> {
-    throwIfAborted(options?.signal);
+  /** Waits until no other request's transaction holds the writer. */
+  private async writerIdle(options?: QueryOptions): Promise<void> {
     if (this.lock.locked) await this.lock.idle(options?.signal);
-    return this.writer;
   }
 
-  private async readable(options?: QueryOptions): Promise<Connection> {
-    if (this.reader) {
-      throwIfAborted(options?.signal);
-      return this.reader;
-    }
-    return this.writable(options);
+  /** A read-only statement outside a transaction runs on the reader without waiting; anything else on the writer. */
+  private readsFromReader(sql: string): boolean {
+    return this.reader !== null && this.reader.prepare(sql).readonly;
   }
 
   async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    const statement = (this.reader ?? this.writer).prepare(sql);
-    const connection = statement.readonly ? await this.readable(options) : await this.writable(options);
-    return connection.all(sql, params);
+    throwIfAborted(options?.signal);
+    if (this.readsFromReader(sql)) return this.reader!.all(sql, params);
+    await this.writerIdle(options);
+    return this.writer.all(sql, params);
   }
 
   async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    const statement = (this.reader ?? this.writer).prepare(sql);
-    const connection = statement.readonly ? await this.readable(options) : await this.writable(options);
-    return connection.get(sql, params);
+    throwIfAborted(options?.signal);
+    if (this.readsFromReader(sql)) return this.reader!.get(sql, params);
+    await this.writerIdle(options);
+    return this.writer.get(sql, params);
   }
 
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return (await this.writable(options)).run(sql, params);
+    throwIfAborted(options?.signal);
+    await this.writerIdle(options);
+    return this.writer.run(sql, params);
   }
 
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
@@ -216,11 +219,13 @@ class SqliteAdapter implements Adapter {
   async init(): Promise<void> {}
 
   async exec(sql: string): Promise<void> {
-    (await this.writable()).db.exec(sql);
+    await this.writerIdle();
+    this.writer.db.exec(sql);
   }
 
   async introspect(): Promise<Map<string, ColumnInfo[]>> {
-    const db = (await this.writable()).db;
+    await this.writerIdle();
+    const db = this.writer.db;
     const tables = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .all() as { name: string }[];

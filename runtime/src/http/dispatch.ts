@@ -30,10 +30,15 @@ function searchOf(url: string | undefined): string {
 function decodeParams(params: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key in params) {
+    const raw = params[key];
+    if (!raw.includes('%')) {
+      out[key] = raw;
+      continue;
+    }
     try {
-      out[key] = decodeURIComponent(params[key]);
+      out[key] = decodeURIComponent(raw);
     } catch {
-      out[key] = params[key];
+      out[key] = raw;
     }
   }
   return out;

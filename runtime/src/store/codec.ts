@@ -7,20 +7,6 @@ export type RecordData = Record<string, unknown>;
 
 export type Decoder = (row: Row) => RecordData;
 
-function decodeValue(field: FieldManifest, dialect: Dialect): ((value: unknown) => unknown) | null {
-  if (dialect === 'postgres') return null; // pg type parsers already return JSON shapes
-  switch (field.type) {
-    case 'boolean':
-      return (v) => (v === null || v === undefined ? null : v === 1 || v === true);
-    case 'json_array':
-    case 'json_object':
-    case 'localized':
-      return (v) => (typeof v === 'string' ? safeJson(v) : v);
-    default:
-      return null;
-  }
-}
-
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -30,21 +16,32 @@ function safeJson(text: string): unknown {
   }
 }
 
+/** The expression that turns `row[column]` into the field's JSON value, for one dialect. */
+function decodeExpression(field: FieldManifest, dialect: Dialect): string {
+  const value = `row[${JSON.stringify(field.column)}]`;
+  if (dialect === 'postgres') return value; // pg type parsers already return JSON shapes
+  switch (field.type) {
+    case 'boolean':
+      return `(${value} == null ? null : ${value} === 1 || ${value} === true)`;
+    case 'json_array':
+    case 'json_object':
+    case 'localized':
+      return `(typeof ${value} === 'string' ? safeJson(${value}) : ${value})`;
+    default:
+      return value;
+  }
+}
+
 /**
  * Builds the function that turns a database row (keyed by column) into a
- * record (keyed by JSON name), once per model and dialect.
+ * record (keyed by JSON name), once per model and dialect: straight-line
+ * code with a fixed object shape. Names come from the registry and are
+ * quoted with JSON.stringify.
  */
 export function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
-  const plan = model.fields.map((field) => ({ name: field.name, column: field.column, convert: decodeValue(field, dialect) }));
-  return (row) => {
-    const out: RecordData = {};
-    for (const { name, column, convert } of plan) {
-      const value = row[column];
-      if (value === undefined) continue;
-      out[name] = convert ? convert(value) : value;
-    }
-    return out;
-  };
+  const entries = model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect)}`);
+  // A column missing from the row decodes to undefined, which responses omit.
+  return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
 }
 
 /** Normalises a value from a request body for storage. */
@@ -57,13 +54,19 @@ export function encodeValue(field: FieldManifest, value: unknown): unknown {
 /** The response projection: visible fields only (never hidden or writeonly), optionally a selection. */
 export function buildProjector(model: ModelMeta): (record: RecordData, select?: readonly string[] | null) => RecordData {
   const visible = model.visibleFields.map((f) => f.name);
+  const entries = visible.map((name) => `${JSON.stringify(name)}: record[${JSON.stringify(name)}]`);
+  const all = new Function(`return function project(record) { return { ${entries.join(', ')} }; }`)() as (record: RecordData) => RecordData;
+  const relationKeys = [...model.relations.keys()];
   return (record, select) => {
-    const out: RecordData = {};
-    for (const name of select ?? visible) {
-      if (name in record) out[name] = record[name];
+    let out: RecordData;
+    if (select) {
+      out = {};
+      for (const name of select) if (name in record) out[name] = record[name];
+    } else {
+      out = all(record);
     }
     // Relations loaded by include ride along under their keys.
-    for (const key of model.relations.keys()) {
+    for (const key of relationKeys) {
       if (key in record) out[key] = record[key];
     }
     return out;
