@@ -1,45 +1,52 @@
 // Starts a server in a child process and waits until it prints its URL.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface Child {
   url: string;
+  /** Where the server's output went (its access log, for one). */
+  logFile: string;
   stop(): Promise<void>;
 }
 
-/** Spawns `node --import tsx <args>`; resolves once a line matches `ready` (its first group is the base URL). */
+/**
+ * Spawns `node --import tsx <args>`; resolves once its output matches `ready`
+ * (the first group is the base URL). Output goes to a file, as it would to a
+ * log shipper: a pipe drained by this process (which runs the load generator)
+ * would back up and bill the server for it.
+ */
 export async function startChild(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Child> {
+  const logFile = join(mkdtempSync(join(tmpdir(), 'mfx-bench-log-')), 'server.log');
+  const fd = openSync(logFile, 'w');
   // The server gets CPU 0 and the load generator (this process) CPU 1, so the two never
   // fight over a core and the comparison measures the servers, not the scheduler.
   const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >= 2 && process.env.BENCH_NO_PIN !== '1';
   const command = pinned ? '/usr/bin/taskset' : process.execPath;
   const prefix = pinned ? ['-c', '0', process.execPath] : [];
-  const child: ChildProcess = spawn(command, [...prefix, '--import', 'tsx', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) resolve(match[1]);
-      if (output.length > 100_000) output = output.slice(-10_000);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
-  // Keep draining output so the child never blocks on a full pipe.
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const child = spawn(command, [...prefix, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const started = Date.now();
+  for (;;) {
+    const output = readFileSync(logFile, 'utf8');
+    const match = ready.exec(output);
+    if (match) {
+      return {
+        url: match[1],
+        logFile,
+        stop: () =>
+          new Promise((resolve) => {
+            if (exited !== undefined) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      };
+    }
+    if (exited !== undefined) throw new Error(`server exited with ${exited}:\n${output.slice(-5000)}`);
+    if (Date.now() - started > 60_000) throw new Error(`server did not start within 60 s:\n${output.slice(-5000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
