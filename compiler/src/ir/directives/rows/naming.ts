@@ -1,0 +1,77 @@
+// Exclusion, naming and type shaping: these run first, so later rows see the final column and type.
+import type { DirectiveRow } from '../rule.js';
+import { flag, text, ensureLocale } from './shared.js';
+
+export const namingRows: readonly DirectiveRow[] = [
+  // ── Exclusion and naming ─────────────────────────────────────────────
+  {
+    name: '-',
+    summary: 'drop the property: no column, no field',
+    excludes: true,
+    field: { parse: flag, apply: () => {} },
+    relationProperty: { parse: flag, apply: () => {} },
+  },
+  {
+    name: 'db',
+    summary: 'column name (default: the JSON name)',
+    field: {
+      parse: (use) => text(use, 'NAME'),
+      apply: (column: string, { field }) => void (field.column = column),
+    },
+  },
+  {
+    name: 'abstract',
+    summary: 'the interface is a base for other models, not a model itself',
+    // Read before any model is built (ir/index.ts): an abstract base is only checked through its sub-models.
+    model: { parse: flag, apply: () => {} },
+  },
+  {
+    name: 'table',
+    summary: 'table name (default: snake_case plural of the model name)',
+    model: { parse: (use) => text(use, 'NAME'), apply: (table: string, model) => void (model.ir.table = table) },
+  },
+
+  // ── Type shaping ─────────────────────────────────────────────────────
+  {
+    name: 'int',
+    summary: 'store a number as a 32-bit integer (like the Int type)',
+    field: {
+      parse: flag,
+      types: ['number', 'integer'],
+      apply: (_, { field }) => void (field.type = 'integer'),
+    },
+  },
+  {
+    name: 'json_array',
+    summary: 'the column holds a JSON array',
+    field: {
+      parse: flag,
+      fits: ({ field, shape }) => field.type === 'json_array' || shape.opaque === true,
+      typeHints: { json_object: 'Declare the property as an array type (or unknown) to store a JSON array' },
+      apply: (_, { field }) => void (field.type = 'json_array'),
+    },
+  },
+  {
+    name: 'json_object',
+    summary: 'the column holds a JSON object',
+    field: {
+      parse: flag,
+      fits: ({ field }) => field.type === 'json_object',
+      typeHints: { json_array: 'Arrays are stored as JSON arrays; use json_array or declare an object type' },
+      apply: () => {},
+    },
+  },
+  {
+    name: 'locale',
+    summary: 'a localized string field (a map of locale code to text)',
+    field: {
+      parse: flag,
+      fits: ({ field, shape }) => field.type === 'localized' || (field.type === 'json_object' && shape.stringMap === true),
+      typeHints: { string: "Declare the property as Localized (from '@mfx/runtime') to store one text per locale" },
+      apply: (_, { field }) => {
+        field.type = 'localized';
+        ensureLocale(field);
+      },
+    },
+  },
+];

@@ -1,0 +1,166 @@
+// Parsers and checks shared by several catalogue rows.
+import type { FieldManifest, FieldType, LocaleMode, OnDelete, QueryLimits } from '@mfx/runtime/manifest';
+import { findField } from '../../model.js';
+import { didYouMean } from '../../suggest.js';
+import type { DirectiveRow, FieldContext, ModelDraft, Report } from '../rule.js';
+import type { DirectiveUse } from '../syntax.js';
+import { DirectiveProblem, INT32, SAFE_INTEGER } from '../values.js';
+
+export const NUMERIC: readonly FieldType[] = ['number', 'integer', 'bigint'];
+export const ORDERED: readonly FieldType[] = ['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp', 'localized'];
+export const LOCALE_MODES: readonly LocaleMode[] = ['split', 'resolve', 'dynamic'];
+export const ON_DELETE: readonly Exclude<OnDelete, 'noAction'>[] = ['cascade', 'setNull', 'restrict'];
+export const QUERY_LIMIT_KEYS: readonly (keyof QueryLimits)[] = [
+  'maxFilters',
+  'maxOrGroups',
+  'maxOrGroupClauses',
+  'maxSorts',
+  'maxIncludes',
+  'aggregateSelect',
+  'aggregateGroupBy',
+  'aggregateWhere',
+  'aggregateHaving',
+  'aggregateOrderBy',
+];
+
+/** The directive takes no value. */
+export function flag(use: DirectiveUse): true {
+  if (use.value !== undefined) throw new DirectiveProblem(`'${use.name}' takes no value`, `Write '${use.name}' alone`);
+  return true;
+}
+
+/** The directive needs a non-empty value; `form` shows it, e.g. `N` for `min:N`. */
+export function text(use: DirectiveUse, form: string): string {
+  if (!use.value) throw new DirectiveProblem(`'${use.name}' needs a value`, `Write '${use.name}:${form}'`);
+  return use.value;
+}
+
+export function localeCode(use: DirectiveUse): string {
+  const code = text(use, 'en');
+  if (!/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(code)) {
+    throw new DirectiveProblem(`'${code}' is not a locale code`, 'Write a code such as en, de or pt-BR');
+  }
+  return code;
+}
+
+export function ensureLocale(field: FieldContext['field']) {
+  field.locale ??= {};
+  return field.locale;
+}
+
+/** The row of one localized response mode; it conflicts with the modes after it, so a pair is reported once. */
+export function localeModeRow(mode: LocaleMode): DirectiveRow {
+  const others = LOCALE_MODES.filter((m) => m !== mode && LOCALE_MODES.indexOf(m) > LOCALE_MODES.indexOf(mode));
+  return {
+    name: mode,
+    summary: `response mode '${mode}' of a localized field`,
+    field: {
+      parse: flag,
+      types: ['localized'],
+      conflicts: Object.fromEntries(others.map((m) => [m, 'A localized field has one response mode; keep one of them'])),
+      apply: (_, { field }) => void (ensureLocale(field).mode = mode),
+    },
+  };
+}
+
+export function setVersioned(model: ModelDraft, diffOnly: boolean): void {
+  model.versioned = { diffOnly: diffOnly || (model.versioned?.diffOnly ?? false) };
+}
+
+export function setCursor(model: ModelDraft, name: string): void {
+  if (model.cursor && model.cursor.name !== name) {
+    throw new DirectiveProblem(
+      `cursor_field is set twice ('${model.cursor.name}' and '${name}')`,
+      'A model has one keyset pagination field; keep one cursor_field',
+    );
+  }
+  model.cursor = { name, resolved: false };
+}
+
+/** Resolves the cursor field once and checks that it is sortable (keyset pagination orders by it). */
+export function resolveCursor(model: ModelDraft, report: Report): void {
+  const cursor = model.cursor;
+  if (!cursor || cursor.resolved) return;
+  cursor.resolved = true;
+  const field = findField(model.ir, cursor.name);
+  if (!field) {
+    report(`'cursor_field:${cursor.name}' names no field of ${model.ir.name}`, didYouMean(cursor.name, model.ir.fields.map((f) => f.name)));
+    return;
+  }
+  if (!field.sortable) {
+    report(
+      `'cursor_field:${field.name}' needs ${field.name} to be sortable`,
+      field.base ? `Add 'base:${field.name}=sortable' to the model's @mfx` : `Add 'sortable' to the @mfx of ${model.ir.name}.${field.name}`,
+    );
+    return;
+  }
+  model.ir.options.cursorField = field.name;
+}
+
+export type NamedList = { name: string; items: string[] };
+
+/** Resolves the columns of `index:`/`unique_index:` (JSON names or column names) and records the index. */
+export function addIndex(model: ModelDraft, { name, items }: NamedList, unique: boolean, report: Report): void {
+  const directive = unique ? 'unique_index' : 'index';
+  if (model.ir.options.indices.some((index) => index.name === name)) {
+    report(`'${directive}:${name}' reuses the index name ${name}`, 'Give every index its own name');
+    return;
+  }
+  const columns: string[] = [];
+  for (const item of items) {
+    const field = findField(model.ir, item);
+    if (!field) {
+      report(`'${directive}:${name}' names ${item}, which is no field of ${model.ir.name}`, didYouMean(item, model.ir.fields.map((f) => f.name)));
+      return;
+    }
+    columns.push(field.column);
+  }
+  model.ir.options.indices.push({ name, columns, unique });
+}
+
+/** min/max/minlen/maxlen must not contradict each other. */
+export function checkBounds(lower: number | undefined, upper: number | undefined, names: string, report: Report): void {
+  if (lower !== undefined && upper !== undefined && lower > upper) {
+    report(`${names} are contradictory (${lower} > ${upper})`, 'The lower bound must not exceed the upper bound');
+  }
+}
+
+/** A default must satisfy the field's own rules, or every create that omits the field would be refused. */
+export function checkDefault(field: FieldContext['field'], report: Report): void {
+  const value = field.default;
+  if (value === null || value === undefined) return;
+  if (field.enum && !field.enum.includes(String(value))) {
+    report(`default ${JSON.stringify(value)} is not one of the enum values (${field.enum.join(', ')})`, 'Use one of the enum values, or add it to the enum');
+  }
+  if (typeof value === 'number') {
+    if (field.min !== undefined && value < field.min) report(`default ${value} is below min:${field.min}`, 'Pick a default inside the bounds');
+    if (field.max !== undefined && value > field.max) report(`default ${value} is above max:${field.max}`, 'Pick a default inside the bounds');
+  }
+  if (typeof value === 'string' && field.type === 'string') {
+    const length = [...value].length;
+    if (field.minlen !== undefined && length < field.minlen) report(`default "${value}" is shorter than minlen:${field.minlen}`, 'Pick a longer default');
+    if (field.maxlen !== undefined && length > field.maxlen) report(`default "${value}" is longer than maxlen:${field.maxlen}`, 'Pick a shorter default');
+  }
+}
+
+export function integerRange(field: FieldManifest) {
+  return field.type === 'integer' ? INT32 : field.type === 'bigint' ? SAFE_INTEGER : undefined;
+}
+
+export function scheduledAction(use: DirectiveUse): NonNullable<FieldManifest['scheduled']> | { action: 'set-field'; field: string; to: string; from?: string } {
+  const forms = "Write 'scheduled;soft-delete', 'scheduled;hard-delete', 'scheduled;field=NAME;to=VALUE' or 'scheduled;field=NAME;from=OLD;to=NEW'";
+  if (use.value !== undefined) throw new DirectiveProblem(`'scheduled' takes ';' options, not a ':' value`, forms);
+  const keys = use.options.map((o) => o.key);
+  if (keys.length === 1 && (keys[0] === 'soft-delete' || keys[0] === 'hard-delete') && use.options[0].value === undefined) {
+    return { action: keys[0] };
+  }
+  const option = (key: string) => use.options.find((o) => o.key === key)?.value;
+  const unknown = keys.filter((k) => !['field', 'to', 'from'].includes(k));
+  if (keys.length === 0) throw new DirectiveProblem("'scheduled' needs an action", forms);
+  if (unknown.length) throw new DirectiveProblem(`'${unknown[0]}' is not a scheduled option`, forms);
+  const field = option('field');
+  const to = option('to');
+  if (!field || to === undefined) throw new DirectiveProblem("'scheduled;field=NAME' needs both field= and to=", forms);
+  const from = option('from');
+  return from === undefined ? { action: 'set-field', field, to } : { action: 'set-field', field, to, from };
+}
