@@ -63,7 +63,7 @@ function mapSqlite(code: string, message: string, op?: string): ApiError {
 }
 
 function mapPostgres(code: string, e: DriverError, op?: string): ApiError {
-  const keyColumn = /^Key \(([^)]+)\)=/.exec(e.detail ?? '')?.[1];
+  const keyColumn = keyColumns(e.detail);
   switch (code) {
     case '23505':
       return new ApiError('CONFLICT', `a record with this ${keyColumn ?? 'value'} already exists`, {
@@ -91,4 +91,15 @@ function mapPostgres(code: string, e: DriverError, op?: string): ApiError {
     default:
       return new ApiError('DB_ERROR');
   }
+}
+
+/**
+ * The column list of a PostgreSQL key detail (`Key ("select", b)=(...)`),
+ * unquoted: reserved words and mixed case come back quoted.
+ */
+function keyColumns(detail: string | undefined): string | undefined {
+  const list = /^Key \(((?:"(?:[^"]|"")*"|[^)"])+)\)=/.exec(detail ?? '')?.[1];
+  if (list === undefined) return undefined;
+  const names = list.match(/"(?:[^"]|"")*"|[^,\s]+/g) ?? [];
+  return names.map((n) => (n.startsWith('"') ? n.slice(1, -1).replaceAll('""', '"') : n)).join(', ');
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { Registry } from '../registry/registry.js';
@@ -26,8 +27,41 @@ export interface PostgresOptions {
   writePool?: number;
   /** Read pool size (default 6). */
   readPool?: number;
-  /** Passed to every pg pool as is (ssl, connectionTimeoutMillis, ...). */
+  /**
+   * Use named prepared statements for the SQL mfx builds (default true): each
+   * connection parses and plans a statement once. A transaction-mode pooler
+   * (PgBouncer `pool_mode = transaction`) cannot keep them across
+   * transactions: turn this off, or add `binary_parameters=yes` to the URL,
+   * which does the same and is removed from the URL before connecting.
+   */
+  preparedStatements?: boolean;
+  /** Passed to every pg pool as is (ssl, statement_timeout, ...); overrides the defaults below. */
   poolConfig?: pg.PoolConfig;
+}
+
+/** Bounded waits, so nothing hangs when the database is unreachable. */
+const poolDefaults: pg.PoolConfig = {
+  connectionTimeoutMillis: 5_000,
+  idleTimeoutMillis: 30_000,
+  keepAlive: true,
+  application_name: 'mfx',
+};
+
+/**
+ * Reads and removes `binary_parameters` from a connection string: pg would
+ * otherwise send it to the server as an unknown setting.
+ */
+export function pgConnectionOptions(url: string): { url: string; binaryParameters: boolean } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, binaryParameters: false };
+  }
+  const value = parsed.searchParams.get('binary_parameters');
+  if (value === null) return { url, binaryParameters: false };
+  parsed.searchParams.delete('binary_parameters');
+  return { url: parsed.toString(), binaryParameters: ['yes', 'true', '1', 'on'].includes(value.toLowerCase()) };
 }
 
 const OID = { int8: 20, numeric: 1700, timestamp: 1114, timestamptz: 1184, date: 1082 } as const;
@@ -66,13 +100,30 @@ const isRead = (sql: string) => /^\s*(select|show|explain)\b/i.test(sql) && !/\b
 type Queryable = pg.Pool | pg.PoolClient;
 
 class PostgresExecutor {
-  constructor(private readonly cancelConfig: pg.ClientConfig) {}
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly cancelConfig: pg.ClientConfig,
+    private readonly prepared: boolean,
+  ) {}
+
+  /** The statement as pg takes it: named (prepared once per connection) for SQL mfx builds, unnamed for raw SQL. */
+  private config(sql: string, params: readonly unknown[], named: boolean): pg.QueryConfig {
+    if (!named || !this.prepared) return { text: sql, values: bindAll(params) };
+    let name = this.names.get(sql);
+    if (!name) {
+      name = `mfx_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      if (this.names.size < 5_000) this.names.set(sql, name);
+    }
+    return { name, text: sql, values: bindAll(params) };
+  }
 
   /** Runs one statement; an abort sends a CancelRequest for it and rejects with AbortedError. */
-  async query(target: Queryable, sql: string, params: readonly unknown[], options?: QueryOptions): Promise<pg.QueryResult<Row>> {
+  async query(target: Queryable, sql: string, params: readonly unknown[], options?: QueryOptions, named = true): Promise<pg.QueryResult<Row>> {
     throwIfAborted(options?.signal);
     const signal = options?.signal;
-    if (!signal) return target.query<Row>(sql, bindAll(params));
+    const config = this.config(sql, params, named);
+    if (!signal) return target.query<Row>(config);
     // A pool hides the connection, so aborting needs one held explicitly.
     const client = target instanceof pg.Pool ? await target.connect() : target;
     const onAbort = () => {
@@ -85,7 +136,7 @@ class PostgresExecutor {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await client.query<Row>(sql, bindAll(params));
+      return await client.query<Row>(config);
     } catch (error) {
       if (signal.aborted) throw new AbortedError(signal.reason);
       throw error;
@@ -121,7 +172,7 @@ class PostgresTransaction implements Executor {
     return { changes: (await this.executor.query(this.target(), sql, params, options)).rowCount ?? 0 };
   }
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return this.all(rebindQuestionMarks(sql), params, options);
+    return (await this.executor.query(this.target(), rebindQuestionMarks(sql), params, options, false)).rows;
   }
   async transaction<T>(): Promise<T> {
     throw new NestedTransactionError();
@@ -140,15 +191,20 @@ class PostgresAdapter implements Adapter {
     private readonly options: PostgresOptions,
     readonly models: readonly string[],
   ) {
-    const writeConfig: pg.PoolConfig = { ...options.poolConfig, connectionString: options.writeUrl, types };
-    const readConfig: pg.PoolConfig = { ...options.poolConfig, connectionString: options.readUrl || options.writeUrl, types };
-    this.writePool = new pg.Pool({ ...writeConfig, max: options.writePool ?? 3 });
-    this.readPool = new pg.Pool({ ...readConfig, max: options.readPool ?? 6 });
+    const write = pgConnectionOptions(options.writeUrl);
+    const read = pgConnectionOptions(options.readUrl || options.writeUrl);
+    const prepared = (options.preparedStatements ?? true) && !write.binaryParameters && !read.binaryParameters;
+    const writeConfig: pg.PoolConfig = { ...poolDefaults, ...options.poolConfig, connectionString: write.url, types };
+    const readConfig: pg.PoolConfig = { ...poolDefaults, ...options.poolConfig, connectionString: read.url, types };
+    // Each pool names itself in pg_stat_activity: `<application_name>:write` / `:read`.
+    const name = writeConfig.application_name ?? 'mfx';
+    this.writePool = new pg.Pool({ ...writeConfig, application_name: `${name}:write`, max: options.writePool ?? 3 });
+    this.readPool = new pg.Pool({ ...readConfig, application_name: `${name}:read`, max: options.readPool ?? 6 });
     // A connection that dies while idle (server restart, pg_terminate_backend) must not crash the process.
     const onIdleError = (error: Error) => this.logger?.warn({ err: error.message }, 'postgres idle connection lost');
     this.writePool.on('error', onIdleError);
     this.readPool.on('error', onIdleError);
-    this.executor = new PostgresExecutor({ connectionString: options.writeUrl });
+    this.executor = new PostgresExecutor({ connectionString: write.url }, prepared);
   }
 
   private pool(sql: string): pg.Pool {
@@ -178,7 +234,8 @@ class PostgresAdapter implements Adapter {
     return { changes: (await this.executor.query(this.writePool, sql, params, options)).rowCount ?? 0 };
   }
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return this.all(rebindQuestionMarks(sql), params, options);
+    const text = rebindQuestionMarks(sql);
+    return (await this.executor.query(this.pool(text), text, params, options, false)).rows;
   }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {

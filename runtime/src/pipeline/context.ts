@@ -108,36 +108,47 @@ export class Context {
 }
 
 /**
- * A request's cancellation, without an AbortController per request: one is
- * created only when something listens or the request is aborted.
+ * A request's cancellation without an AbortController per request: listeners
+ * are kept in a plain list, and a real AbortSignal is only made for code that
+ * asks for one (`ctx.signal`, for fetch and the like).
  */
 export class RequestCancel implements CancelSignal {
+  private state: { reason: unknown } | null = null;
+  private listeners: Array<() => void> | null = null;
   private controller: AbortController | null = null;
 
   get aborted(): boolean {
-    return this.controller?.signal.aborted ?? false;
+    return this.state !== null;
   }
 
   get reason(): unknown {
-    return this.controller?.signal.reason;
+    return this.state?.reason;
   }
 
   get native(): AbortSignal {
-    this.controller ??= new AbortController();
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.state) this.controller.abort(this.state.reason);
+    }
     return this.controller.signal;
   }
 
   abort(reason: string): void {
-    this.controller ??= new AbortController();
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    if (this.state) return;
+    this.state = { reason };
+    this.controller?.abort(reason);
+    const listeners = this.listeners ?? [];
+    this.listeners = null;
+    for (const listener of listeners) listener();
   }
 
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void {
-    this.native.addEventListener(type, listener, options);
+  addEventListener(_type: 'abort', listener: () => void): void {
+    (this.listeners ??= []).push(listener);
   }
 
-  removeEventListener(type: 'abort', listener: () => void): void {
-    this.controller?.signal.removeEventListener(type, listener);
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const index = this.listeners?.indexOf(listener) ?? -1;
+    if (index !== -1) this.listeners!.splice(index, 1);
   }
 }
 
