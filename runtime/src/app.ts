@@ -8,6 +8,10 @@ import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
 import { type MigrationReport, migrate } from './migrate/migrate.js';
+import { OpenApiContributions } from './openapi/contributions.js';
+import { DocumentGenerator } from './openapi/generator.js';
+import { mountDocumentRoute } from './openapi/route.js';
+import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
 import type { Hook, HookScope, Op, Step } from './pipeline/types.js';
@@ -33,7 +37,10 @@ export class App {
   readonly registry: Registry;
   readonly log: Logger;
   readonly panicLog: Logger;
+  /** Path contributions to the OpenAPI document (actions, search, ... document themselves here before start). */
+  readonly openapi = new OpenApiContributions();
   private readonly pipeline = new Pipeline();
+  private generator: DocumentGenerator | null = null;
   private adapter: Adapter | null;
   private built: RequestHandler | null = null;
   private server: Server | null = null;
@@ -130,6 +137,7 @@ export class App {
     this.registry.seal('handler built');
     for (const name of this.pipeline.scopedModels()) this.registry.require(name, 'a hook scope');
     this.pipeline.seal();
+    this.openapi.seal();
 
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
     const deps: DispatchDeps = {
@@ -159,9 +167,44 @@ export class App {
         serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
       },
       probes,
+      (table) => {
+        this.generator = new DocumentGenerator({
+          registry: this.registry,
+          config: this.config,
+          authHooks: (model, op) => this.pipeline.hooksFor('auth', model, op),
+          contributions: this.openapi.all(),
+          routes: table,
+          log: this.log,
+        });
+        mountDocumentRoute(table, this.config, deps, () => this.document());
+      },
     );
+    // Built once at boot so a clash between contributions fails startup, not the first request.
+    if (this.config.documentation) this.bootCheckDocument();
     this.built = router.handler;
     return this.built;
+  }
+
+  private bootCheckDocument(): void {
+    try {
+      this.document();
+    } catch (error) {
+      throw new ConfigError(`the OpenAPI document cannot be built: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The OpenAPI 3.1 document of what this server serves, rebuilt from the
+   * registry now. Available once the handler is built (with or without
+   * Documentation configured).
+   *
+   * @example
+   * app.handler();
+   * const doc = app.document();
+   */
+  document(): OpenApiDocument {
+    if (!this.generator) throw new ConfigError('the OpenAPI document needs the routes: build the handler (app.handler() or app.start()) first');
+    return this.generator.build();
   }
 
   private chainFor(model: ModelMeta, op: Op): Chain {

@@ -3,6 +3,7 @@ import { ConfigError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
 import type { QueryLimits } from '../manifest/types.js';
 import type { TraceConfig } from '../pipeline/pipeline.js';
+import type { Hook } from '../pipeline/types.js';
 import type { HttpMiddleware, ProbesConfig, ReadinessCheck } from '../probes/probes.js';
 
 /** A duration: milliseconds as a number, or a string such as `250ms`, `5s`, `2m`. */
@@ -11,6 +12,12 @@ export type Duration = number | string;
 export interface DocumentationConfig {
   /** Serve /openapi.json without running the OpenAPI auth hooks. */
   public?: boolean;
+  /**
+   * The OpenAPI auth step: hooks that run before the document is generated
+   * when `public` is not set (an authenticator, a role gate, ...). A
+   * non-public documentation without them is a startup error.
+   */
+  auth?: Hook[];
   /** `info.title`; defaults to the service name, else `mfx API`. */
   title?: string;
   /** `info.version` (default `1.0.0`). */

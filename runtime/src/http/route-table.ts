@@ -28,6 +28,7 @@ export type RouteMatch =
  */
 export class RouteTable {
   private readonly root = node();
+  private readonly added: { method: string; pattern: string }[] = [];
 
   /** Adds a route; method `*` answers every method the path has no own handler for. */
   add(method: string, pattern: string, handler: RouteHandler): void {
@@ -52,6 +53,12 @@ export class RouteTable {
     current.methods ??= new Map();
     if (current.methods.has(method)) throw new Error(`mfx: route ${method} ${pattern} is declared twice`);
     current.methods.set(method, handler);
+    this.added.push({ method, pattern });
+  }
+
+  /** Every route as added (method and pattern with `:param` segments), for the OpenAPI document. */
+  routes(): readonly { method: string; pattern: string }[] {
+    return this.added;
   }
 
   /** Whether a route exists for this method and path (used to refuse colliding actions). */

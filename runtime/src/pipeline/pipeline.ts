@@ -21,6 +21,8 @@ export interface TraceConfig {
 interface HookEntry {
   step: Step;
   hook: Hook;
+  /** The hook as registered (before guarding), for tools that read hook metadata such as the OpenAPI generator. */
+  original: Hook;
   position: Position;
   models: ReadonlySet<string> | null;
   ops: ReadonlySet<Op> | null;
@@ -115,6 +117,7 @@ export class Pipeline {
     this.entries.push({
       step,
       hook: guard(hook, step),
+      original: hook,
       position,
       models: scope.models ? new Set(scope.models) : null,
       ops: scope.ops ? new Set(scope.ops) : null,
@@ -129,6 +132,11 @@ export class Pipeline {
   /** Whether any hook is attached to this step for this (model, op). */
   has(step: Step, model: string | null, op: Op): boolean {
     return this.entries.some((e) => e.step === step && matches(e, model, op));
+  }
+
+  /** The hooks, as registered, that run at this step for this (model, op), in registration order. */
+  hooksFor(step: Step, model: string | null, op: Op): Hook[] {
+    return this.entries.filter((e) => e.step === step && matches(e, model, op)).map((e) => e.original);
   }
 
   seal(): void {

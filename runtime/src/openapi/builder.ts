@@ -1,0 +1,129 @@
+/**
+ * The document under construction, and the contribution API: everything
+ * that serves routes (models, probes, history, actions, ...) adds its paths
+ * through a `PathContribution`, so a later feature documents itself without
+ * editing the generator.
+ */
+import type { ResolvedConfig } from '../config/config.js';
+import type { Hook, Op } from '../pipeline/types.js';
+import type { Registry } from '../registry/registry.js';
+import { type OperationAuth, operationAuth } from './security.js';
+import { errorResponses, sharedSchemas } from './shared-components.js';
+import type { HttpMethod, Operation, Parameter, PathItem, Ref, Response, Schema } from './types.js';
+import { ref } from './types.js';
+
+/** What a contribution reads while it documents its routes. */
+export interface DocumentSources {
+  registry: Registry;
+  config: ResolvedConfig;
+  /** The hooks of the Auth step for one (model, op), as registered; `model` null for routes outside models. */
+  authHooks(model: string | null, op: Op): Hook[];
+}
+
+/**
+ * Adds operations (and the components they need) to the document. Runs on
+ * every build, so it must read the registry, not a copy of it.
+ *
+ * @example
+ * app.openapi.contribute({
+ *   name: 'login action',
+ *   contribute(doc) {
+ *     doc.operation('post', '/auth/login', { summary: 'Log in', responses: { '200': { description: 'a token' }, ...doc.errors('401') } });
+ *   },
+ * });
+ */
+export interface PathContribution {
+  /** Named in error messages. */
+  name: string;
+  contribute(doc: DocumentBuilder): void;
+}
+
+/**
+ * Collects paths and components. `operation` takes paths relative to the
+ * path prefix with `{param}` placeholders; operations whose route the server
+ * does not serve are dropped when the document is finished.
+ */
+export class DocumentBuilder {
+  readonly paths: Record<string, PathItem> = {};
+  readonly schemas: Record<string, Schema> = {};
+  readonly parameters: Record<string, Parameter> = {};
+  readonly responses: Record<string, Response> = {};
+  readonly securitySchemes: Record<string, Schema> = {};
+  private contributor = 'the generator';
+
+  constructor(readonly sources: DocumentSources) {
+    // Shared schemas first, so a model that takes one of their names is reported as a clash.
+    Object.assign(this.schemas, sharedSchemas);
+  }
+
+  get registry(): Registry {
+    return this.sources.registry;
+  }
+
+  get config(): ResolvedConfig {
+    return this.sources.config;
+  }
+
+  /** Runs one contribution, naming it in any error it causes. */
+  run(contribution: PathContribution): void {
+    this.contributor = contribution.name;
+    try {
+      contribution.contribute(this);
+    } finally {
+      this.contributor = 'the generator';
+    }
+  }
+
+  /** Adds an operation; a second one for the same method and path is an error naming both contributors. */
+  operation(method: HttpMethod, path: string, operation: Operation, pathParameters?: (Parameter | Ref)[]): void {
+    const item = (this.paths[path] ??= {});
+    if (item[method]) throw new Error(`mfx openapi: ${this.contributor} documents ${method.toUpperCase()} ${path}, which is already documented`);
+    item[method] = operation;
+    if (pathParameters) item.parameters ??= pathParameters;
+  }
+
+  /** Adds a component schema; a name taken by another schema is an error naming the clash. */
+  schema(name: string, schema: Schema): Ref {
+    if (this.schemas[name] && this.schemas[name] !== schema) {
+      throw new Error(`mfx openapi: ${this.contributor} adds schema ${name}, which another model or contribution already uses; rename the model or the schema`);
+    }
+    this.schemas[name] = schema;
+    return ref('schemas', name);
+  }
+
+  securityScheme(name: string, scheme: Schema): void {
+    this.securitySchemes[name] = scheme;
+  }
+
+  /** The documented auth of one operation; registers its security schemes. */
+  auth(model: string | null, op: Op): OperationAuth {
+    const auth = operationAuth(this.sources.authHooks(model, op));
+    for (const [name, scheme] of Object.entries(auth.schemes)) this.securityScheme(name, scheme);
+    return auth;
+  }
+
+  /** References to the shared error responses of these statuses, e.g. `doc.errors('404', '500')`. */
+  errors(...statuses: string[]): Record<string, Ref> {
+    const out: Record<string, Ref> = {};
+    for (const status of statuses) {
+      const entry = errorResponses[status];
+      if (!entry) throw new Error(`mfx openapi: no shared error response for status ${status}`);
+      this.responses[entry.name] ??= entry.response;
+      out[status] = ref('responses', entry.name);
+    }
+    return out;
+  }
+
+  /** The statuses every operation can answer whatever it does: 500, and 504 under a QueryTimeout. */
+  commonStatuses(): string[] {
+    return this.config.queryTimeoutMs > 0 ? ['500', '504'] : ['500'];
+  }
+
+  /** Fills `security` and the auth statuses of an operation from the hooks scoped onto it. */
+  secured(model: string | null, op: Op, operation: Operation): Operation {
+    const auth = this.auth(model, op);
+    if (auth.security) operation.security = auth.security;
+    if (auth.statuses.length > 0) operation.responses = { ...operation.responses, ...this.errors(...auth.statuses) };
+    return operation;
+  }
+}

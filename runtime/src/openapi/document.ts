@@ -1,0 +1,75 @@
+/**
+ * Assembles the OpenAPI 3.1 document: runs every path contribution, then
+ * keeps only the operations whose route the server actually serves, so the
+ * document can describe a route before its feature is mounted without ever
+ * promising one that is not.
+ */
+import { type DocumentSources, DocumentBuilder, type PathContribution } from './builder.js';
+import { sharedParameters } from './shared-components.js';
+import type { HttpMethod, OpenApiDocument, PathItem } from './types.js';
+
+const METHODS: readonly HttpMethod[] = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
+
+export interface DocumentInputs extends DocumentSources {
+  contributions: readonly PathContribution[];
+  /** Every served route as `METHOD /prefix/path/:param`. */
+  served: ReadonlySet<string>;
+  /** Told about each documented operation the server does not serve (it is left out). */
+  onUnserved?: (method: string, path: string) => void;
+}
+
+/** The route-table key of a documented operation: prefix added, `{param}` as `:param`. */
+export function routeKey(prefix: string, method: HttpMethod, path: string): string {
+  return `${method.toUpperCase()} ${prefix}${path.replace(/\{([^}]+)\}/g, ':$1')}`;
+}
+
+/**
+ * Builds the document from the registry, the configuration, the hooks and
+ * the served routes.
+ *
+ * @example
+ * const doc = buildDocument({ registry, config, authHooks, contributions, served });
+ * doc.paths['/posts'].get.operationId; // 'listPost'
+ */
+export function buildDocument(inputs: DocumentInputs): OpenApiDocument {
+  const builder = new DocumentBuilder(inputs);
+  for (const contribution of inputs.contributions) builder.run(contribution);
+
+  const prefix = inputs.config.pathPrefix;
+  const paths: Record<string, PathItem> = {};
+  for (const path of Object.keys(builder.paths).sort()) {
+    const item = builder.paths[path];
+    const kept: PathItem = {};
+    let any = false;
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      if (inputs.served.has(routeKey(prefix, method, path))) {
+        kept[method] = operation;
+        any = true;
+      } else {
+        inputs.onUnserved?.(method, path);
+      }
+    }
+    if (any) paths[path] = item.parameters ? { parameters: item.parameters, ...kept } : kept;
+  }
+
+  const documentation = inputs.config.documentation ?? {};
+  const components: Record<string, unknown> = {
+    schemas: builder.schemas,
+    parameters: sharedParameters,
+    responses: builder.responses,
+  };
+  if (Object.keys(builder.securitySchemes).length > 0) components.securitySchemes = builder.securitySchemes;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: documentation.title ?? inputs.config.serviceName ?? 'mfx API',
+      version: documentation.version ?? '1.0.0',
+      ...(documentation.description ? { description: documentation.description } : {}),
+    },
+    servers: [{ url: prefix || '/' }],
+    paths,
+    components,
+  } as unknown as OpenApiDocument;
+}

@@ -1,0 +1,47 @@
+/**
+ * One server's document generator: binds the registry, the configuration,
+ * the pipeline's auth hooks, the contributions and the route table that the
+ * router built, and rebuilds the document on demand.
+ */
+import type { ResolvedConfig } from '../config/config.js';
+import type { RouteTable } from '../http/route-table.js';
+import type { Logger } from '../log/logger.js';
+import type { Hook, Op } from '../pipeline/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { PathContribution } from './builder.js';
+import { buildDocument } from './document.js';
+import type { OpenApiDocument } from './types.js';
+
+export interface GeneratorSources {
+  registry: Registry;
+  config: ResolvedConfig;
+  authHooks(model: string | null, op: Op): Hook[];
+  contributions: readonly PathContribution[];
+  routes: RouteTable;
+  log: Logger;
+}
+
+export class DocumentGenerator {
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly sources: GeneratorSources) {}
+
+  /** Builds the document now, from the registry as it is. */
+  build(): OpenApiDocument {
+    const served = new Set(this.sources.routes.routes().map((r) => `${r.method} ${r.pattern}`));
+    return buildDocument({
+      registry: this.sources.registry,
+      config: this.sources.config,
+      authHooks: (model, op) => this.sources.authHooks(model, op),
+      contributions: this.sources.contributions,
+      served,
+      onUnserved: (method, path) => {
+        const key = `${method} ${path}`;
+        if (this.warned.has(key)) return;
+        this.warned.add(key);
+        // Expected for routes of features that are not mounted (history, aggregate, export); logged once.
+        this.sources.log.debug({ method: method.toUpperCase(), path }, 'openapi: documented route is not served; left out of the document');
+      },
+    });
+  }
+}

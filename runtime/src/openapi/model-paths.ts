@@ -1,0 +1,157 @@
+/**
+ * The generated routes of every mounted model: list, create, read, update,
+ * delete (GET and PATCH only for singletons), with HEAD and OPTIONS, and the
+ * optional history, aggregate and export routes where the model enables
+ * them. Headless models contribute schemas only.
+ */
+import type { Op } from '../pipeline/types.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import type { DocumentBuilder, PathContribution } from './builder.js';
+import { listParameters, readParameters } from './list-parameters.js';
+import { modelSchemas, schemaNames } from './model-schemas.js';
+import type { Operation, Parameter, Ref, Response, Schema } from './types.js';
+import { ref } from './types.js';
+
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+
+const allowHeader = { Allow: { description: 'the methods this path answers', schema: { type: 'string' } } };
+
+function options(model: ModelMeta, item: boolean): Operation {
+  return {
+    operationId: `options${model.name}${item ? 'Item' : ''}`,
+    summary: 'Allowed methods (browser preflights are answered earlier by CORS middleware)',
+    tags: [model.name],
+    responses: { '204': { description: 'no body; see Allow', headers: allowHeader } },
+  };
+}
+
+/** HEAD mirrors a GET: same parameters and statuses, no bodies. */
+function head(get: Operation): Operation {
+  const responses: Record<string, Response | Ref> = {};
+  for (const [status, response] of Object.entries(get.responses)) {
+    responses[status] = '$ref' in response ? { description: 'as for GET, without a body' } : { description: response.description, headers: response.headers };
+  }
+  return { ...get, operationId: `${get.operationId}Head`, summary: `${get.summary} (headers only)`, responses };
+}
+
+/** Built-in contribution: CRUD routes and the schemas of every model. */
+export const modelRoutesContribution: PathContribution = {
+  name: 'model routes',
+  contribute(doc) {
+    for (const model of doc.registry.all()) {
+      for (const [name, schema] of Object.entries(modelSchemas(model))) doc.schema(name, schema);
+      if (!model.mounted) continue;
+      if (model.options.singleton) documentSingleton(doc, model);
+      else documentCollection(doc, model);
+    }
+  },
+};
+
+function etagHeader(model: ModelMeta): Response['headers'] {
+  return model.options.optimisticLock ? { ETag: { description: 'quoted MD5 of the body; send it back as If-Match', schema: { type: 'string' } } } : undefined;
+}
+
+function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
+  const names = schemaNames(model);
+  const base = `/${model.table}`;
+  const item = `${base}/{id}`;
+  const tags = [model.name];
+  const common = doc.commonStatuses();
+  const lock = model.options.optimisticLock;
+  const ifMatch: (Parameter | Ref)[] = lock ? [ref('parameters', 'ifMatch')] : [];
+  const idParam = [ref('parameters', 'id')];
+  const secured = (op: Op, operation: Operation) => doc.secured(model.name, op, operation);
+
+  const list = secured('list', {
+    operationId: `list${model.name}`,
+    summary: `List ${model.table}`,
+    tags,
+    parameters: listParameters(model, doc.registry),
+    responses: { '200': { description: `a page of ${model.name} records`, content: json(ref('schemas', names.page)) }, ...doc.errors('400', ...common) },
+  });
+  doc.operation('get', base, list);
+  doc.operation('head', base, head(list));
+  doc.operation(
+    'post',
+    base,
+    secured('create', {
+      operationId: `create${model.name}`,
+      summary: `Create a ${model.name}`,
+      tags,
+      requestBody: { required: true, content: json(ref('schemas', names.create)) },
+      responses: {
+        '201': { description: `the created ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) },
+        ...doc.errors('400', '409', '413', '422', ...common, '501'),
+      },
+    }),
+  );
+  doc.operation('options', base, options(model, false));
+
+  const read = secured('read', {
+    operationId: `read${model.name}`,
+    summary: `Read a ${model.name}`,
+    tags,
+    parameters: readParameters(model, doc.registry),
+    responses: { '200': { description: `the ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', '404', ...common) },
+  });
+  doc.operation('get', item, read, idParam);
+  doc.operation('head', item, head(read));
+  doc.operation(
+    'patch',
+    item,
+    secured('update', {
+      operationId: `update${model.name}`,
+      summary: `Change a ${model.name}`,
+      tags,
+      parameters: ifMatch,
+      requestBody: { required: true, content: json(ref('schemas', names.update)) },
+      responses: {
+        '200': { description: `the updated ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) },
+        ...doc.errors('400', '404', '409', ...(lock ? ['412'] : []), '413', '422', ...common, '501'),
+      },
+    }),
+  );
+  doc.operation(
+    'delete',
+    item,
+    secured('delete', {
+      operationId: `delete${model.name}`,
+      summary: model.options.softDelete ? `Delete a ${model.name} (soft: the row is marked, not removed)` : `Delete a ${model.name}`,
+      tags,
+      parameters: ifMatch,
+      responses: { '204': { description: 'deleted; no body' }, ...doc.errors('404', '409', ...(lock ? ['412'] : []), ...common) },
+    }),
+  );
+  doc.operation('options', item, options(model, true));
+}
+
+function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
+  const names = schemaNames(model);
+  const path = `/${model.table}`;
+  const tags = [model.name];
+  const common = doc.commonStatuses();
+  const read = doc.secured(model.name, 'read', {
+    operationId: `read${model.name}`,
+    summary: `Read the ${model.name} (created from defaults on first access)`,
+    tags,
+    parameters: readParameters(model, doc.registry),
+    responses: { '200': { description: `the ${model.name}`, content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', ...common) },
+  });
+  doc.operation('get', path, read);
+  doc.operation('head', path, head(read));
+  doc.operation(
+    'patch',
+    path,
+    doc.secured(model.name, 'update', {
+      operationId: `update${model.name}`,
+      summary: `Change the ${model.name}`,
+      tags,
+      requestBody: { required: true, content: json(ref('schemas', names.update)) },
+      responses: {
+        '200': { description: `the updated ${model.name}`, content: json(ref('schemas', names.envelope)) },
+        ...doc.errors('400', '409', '413', '422', ...common, '501'),
+      },
+    }),
+  );
+  doc.operation('options', path, options(model, false));
+}

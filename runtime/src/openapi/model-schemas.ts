@@ -1,0 +1,136 @@
+/**
+ * Component schemas of one model: the record as responses carry it, the
+ * create and update bodies, the response envelopes and, for versioned
+ * models, the history row.
+ */
+import type { ModelMeta } from '../registry/model-meta.js';
+import { localeMapSchema, requestFieldSchema, responseFieldSchema } from './field-schemas.js';
+import { ref, type Schema } from './types.js';
+
+/** Component names of a model's schemas. */
+export const schemaNames = (model: ModelMeta) => ({
+  record: model.name,
+  create: `${model.name}Create`,
+  update: `${model.name}Update`,
+  envelope: `${model.name}Envelope`,
+  page: `${model.name}Page`,
+  history: `${model.name}History`,
+  historyPage: `${model.name}HistoryPage`,
+});
+
+/** Suffix of the full locale map beside a split-mode localized field. */
+export const SPLIT_SUFFIX = '_i18n';
+
+const hasLocalized = (model: ModelMeta) => model.fields.some((f) => f.type === 'localized');
+
+/** The record: every visible field (never hidden or writeonly) and every relation key, loaded only by `include`. */
+export function recordSchema(model: ModelMeta): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const field of model.visibleFields) {
+    properties[field.name] = responseFieldSchema(model, field);
+    required.push(field.name);
+    if (field.type === 'localized' && (field.locale?.mode ?? model.options.localeMode ?? 'split') === 'split') {
+      properties[`${field.name}${SPLIT_SUFFIX}`] = { ...localeMapSchema, readOnly: true, description: `every locale of ${field.name}` };
+    }
+  }
+  for (const relation of model.relations.values()) {
+    const target = ref('schemas', relation.target);
+    properties[relation.key] =
+      relation.kind === 'belongsTo'
+        ? { anyOf: [target, { type: 'null' }], readOnly: true, description: `the ${relation.target} of ${relation.field}; present with include=${relation.key}` }
+        : { type: 'array', items: target, readOnly: true, description: `related ${relation.target} records; present with include=${relation.key}` };
+  }
+  return {
+    type: 'object',
+    ...(model.manifest.description ? { description: model.manifest.description } : {}),
+    properties,
+    required,
+    // A key outside the document (a hidden field, say) is a bug the response validator should catch.
+    additionalProperties: false,
+  };
+}
+
+/** A create or update body: the writable fields; unknown keys are accepted and ignored. */
+export function bodySchema(model: ModelMeta, op: 'create' | 'update'): Schema {
+  const keys = op === 'create' ? model.createKeys : model.updateKeys;
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const field of keys.values()) {
+    properties[field.name] = requestFieldSchema(model, field, op);
+    if (op === 'create' && field.required) required.push(field.name);
+  }
+  return {
+    type: 'object',
+    description:
+      op === 'create'
+        ? `Writable fields of a new ${model.name}; id, timestamps, readonly and unknown keys are ignored.`
+        : `Fields of ${model.name} to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored.`,
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
+/** `{ data: record }`, with `meta._dir` for right-to-left locales on localized models. */
+export function envelopeSchema(model: ModelMeta): Schema {
+  return {
+    type: 'object',
+    properties: {
+      data: ref('schemas', model.name),
+      ...(hasLocalized(model) ? { meta: ref('schemas', 'RecordMeta') } : {}),
+    },
+    required: ['data'],
+    additionalProperties: false,
+  };
+}
+
+/** `{ data: [record], meta }`: page meta, or keyset meta when the model has a cursor field and `cursor` is sent. */
+export function pageSchema(model: ModelMeta): Schema {
+  const meta = model.options.cursorField ? { oneOf: [ref('schemas', 'PageMeta'), ref('schemas', 'CursorMeta')] } : ref('schemas', 'PageMeta');
+  return {
+    type: 'object',
+    properties: { data: { type: 'array', items: ref('schemas', model.name) }, meta },
+    required: ['data', 'meta'],
+    additionalProperties: false,
+  };
+}
+
+/** A row of `<model>_history` (spec, Versioning). */
+export function historySchema(model: ModelMeta): Schema {
+  const diffOnly = model.options.versioned?.diffOnly ?? false;
+  return {
+    type: 'object',
+    description: `A change of a ${model.name}, newest first.`,
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      record_id: { type: 'string' },
+      version: { type: 'integer', minimum: 1 },
+      operation: { type: 'string', enum: ['create', 'update', 'delete'] },
+      actor_id: { type: ['string', 'null'] },
+      timestamp: { type: 'string', format: 'date-time' },
+      request_id: { type: 'string' },
+      diff: { type: 'object', additionalProperties: { type: 'object', properties: { old: {}, new: {} } }, description: 'field → {old, new}' },
+      ...(diffOnly ? {} : { snapshot: { type: 'object', description: 'the full row after the change' } }),
+    },
+    required: ['id', 'record_id', 'version', 'operation', 'timestamp', 'diff'],
+  };
+}
+
+/** Every component schema of one model, by name. */
+export function modelSchemas(model: ModelMeta): Record<string, Schema> {
+  const names = schemaNames(model);
+  const schemas: Record<string, Schema> = { [names.record]: recordSchema(model) };
+  if (!model.options.singleton) schemas[names.create] = bodySchema(model, 'create');
+  schemas[names.update] = bodySchema(model, 'update');
+  schemas[names.envelope] = envelopeSchema(model);
+  if (!model.options.singleton) schemas[names.page] = pageSchema(model);
+  if (model.options.versioned) {
+    schemas[names.history] = historySchema(model);
+    schemas[names.historyPage] = {
+      type: 'object',
+      properties: { data: { type: 'array', items: ref('schemas', names.history) }, meta: ref('schemas', 'PageMeta') },
+      required: ['data', 'meta'],
+    };
+  }
+  return schemas;
+}
