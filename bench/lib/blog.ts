@@ -1,10 +1,12 @@
-// The blog fixture compiled for benchmarks, and a seeded SQLite database of it.
+// The blog fixture compiled for benchmarks, and seeded SQLite and PostgreSQL databases of it.
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createServer, loadManifest, openSqlite, silentLogger } from '@mfx/runtime';
+import pg from 'pg';
+import { createServer, loadManifest, openPostgres, openSqlite, silentLogger } from '@mfx/runtime';
+import { freshSchema } from '../../test/support/backends.js';
 import { fixtureManifestDir } from '../../test/support/fixtures.js';
 
 export const POSTS = 10_000;
@@ -78,4 +80,62 @@ export async function seededBlog(): Promise<SeededBlog> {
       return target;
     },
   };
+}
+
+export interface SeededPostgresBlog {
+  manifestDir: string;
+  /** Connection string of the seeded schema. */
+  url: string;
+  postIds: string[];
+  userIds: string[];
+  drop(): Promise<void>;
+}
+
+/** The same blog, seeded into a fresh PostgreSQL schema (PG_URL) that `drop()` removes. */
+export async function seededPostgresBlog(): Promise<SeededPostgresBlog> {
+  const manifestDir = await fixtureManifestDir('blog');
+  const { url, drop } = await freshSchema();
+
+  const app = createServer({ logger: silentLogger, handleSignals: false });
+  app.register(loadManifest(manifestDir));
+  const adapter = openPostgres({ writeUrl: url }, app.registry);
+  app.setDB(adapter);
+  await app.migrate();
+  await adapter.close();
+
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Same shape of data as the SQLite seed, generated inside the database.
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO users (id, name, email, password, role, bio, "loginCount", "companyId", created_at, updated_at)
+       SELECT gen_random_uuid()::text, 'User ' || i, 'user' || i || '@example.com', repeat('x', 60), 'member', NULL, 0, NULL, now(), now()
+       FROM generate_series(0, $1 - 1) AS i`,
+      [USERS],
+    );
+    const userIds = (await client.query<{ id: string }>('SELECT id FROM users ORDER BY email')).rows.map((r) => r.id);
+    await client.query(
+      `INSERT INTO posts (id, title, body, status, views, rating, keywords, metadata, "publishedAt", slug, "userId", created_at, updated_at, deleted_at)
+       SELECT gen_random_uuid()::text, 'Post number ' || i, repeat('Lorem ipsum dolor sit amet, consectetur adipiscing elit. ', 4),
+              (ARRAY['draft', 'published', 'archived'])[i % 3 + 1], (i * 7919) % 10000, (i % 50) / 10.0,
+              jsonb_build_array('bench', 'k' || (i % 10)), jsonb_build_object('words', 120 + i % 30),
+              CASE WHEN i % 3 = 1 THEN timestamptz '2025-01-01' + i * interval '1 minute' END, 'post-' || i,
+              ($2::text[])[i % $3 + 1], timestamptz '2025-01-01' + i * interval '1 minute', timestamptz '2025-01-01' + i * interval '1 minute', NULL
+       FROM generate_series(0, $1 - 1) AS i`,
+      [POSTS, userIds, USERS],
+    );
+    await client.query(
+      `INSERT INTO comments (id, body, "postId", "userId", approved, created_at, updated_at, deleted_at)
+       SELECT gen_random_uuid()::text, 'Comment ' || c || ' on ' || p.slug, p.id, p."userId", true, p.created_at, p.created_at, NULL
+       FROM posts p CROSS JOIN generate_series(0, $1 - 1) AS c`,
+      [COMMENTS_PER_POST],
+    );
+    await client.query('COMMIT');
+    await client.query('ANALYZE');
+    const postIds = (await client.query<{ id: string }>('SELECT id FROM posts')).rows.map((r) => r.id);
+    return { manifestDir, url, postIds, userIds, drop };
+  } finally {
+    await client.end();
+  }
 }

@@ -31,7 +31,7 @@ async function run(base: string, workload: Workload, durationS: number, connecti
     requests: [
       {
         method: workload.method ?? 'GET',
-        setupRequest: (req: Record<string, unknown>) => ({
+        setupRequest: (req) => ({
           ...req,
           path: new URL(base).pathname + pick(),
           headers: workload.body ? { 'content-type': 'application/json' } : {},

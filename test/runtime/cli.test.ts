@@ -5,11 +5,24 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import pg from 'pg';
+import { backends, freshSchema } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { request } from '../support/server.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const mfx = join(root, 'bin/mfx.mjs');
+const postgres = (await backends()).find((b) => b.name === 'postgres')!;
+
+async function sqlOn(url: string, sql: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 function serve(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [mfx, 'serve', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -56,6 +69,37 @@ describe('mfx serve', () => {
     assert.equal(res.headers.get('x-service-name'), 'from-env');
     server.child.kill('SIGINT');
     assert.equal(await server.exited, 0);
+  });
+
+  it('serves PostgreSQL from --db, and from DB_WRITE_URL with reads on DB_READ_URL', { skip: postgres.skip }, async () => {
+    const manifest = await fixtureManifestDir('blog');
+    const primary = await freshSchema();
+    const replica = await freshSchema();
+    try {
+      const flagged = serve(['--manifest', manifest, '--port', '0', '--db', primary.url]);
+      const url = (await flagged.url).replace('localhost', '127.0.0.1');
+      assert.equal((await request(`${url}/tags`, 'POST', { body: { name: 'from-flag' } })).status, 201);
+      assert.equal((await request(`${url}/tags`, 'GET')).body.meta.total, 1);
+      flagged.child.kill('SIGTERM');
+      assert.equal(await flagged.exited, 0);
+
+      // The replica gets the schema (a real one would by replication), not the rows.
+      const migrated = spawnSync(process.execPath, [mfx, 'migrate', '--manifest', manifest, '--db', replica.url], { cwd: root, encoding: 'utf8' });
+      assert.equal(migrated.status, 0, migrated.stderr);
+      const fromEnv = serve(['--manifest', manifest, '--port', '0'], { DB_WRITE_URL: primary.url, DB_READ_URL: replica.url });
+      const envUrl = (await fromEnv.url).replace('localhost', '127.0.0.1');
+      const created = await request(`${envUrl}/tags`, 'POST', { body: { name: 'from-env' } });
+      assert.equal(created.status, 201);
+      // Reads outside a transaction go to the read URL, which has no rows.
+      assert.equal((await request(`${envUrl}/tags`, 'GET')).body.meta.total, 0);
+      fromEnv.child.kill('SIGTERM');
+      assert.equal(await fromEnv.exited, 0);
+      const rows = await sqlOn(primary.url, 'SELECT name FROM tags ORDER BY name');
+      assert.deepEqual(rows.map((r) => r.name), ['from-env', 'from-flag']);
+    } finally {
+      await primary.drop();
+      await replica.drop();
+    }
   });
 
   it('fails with a one-line message for a bad environment value or flag', () => {

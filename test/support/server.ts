@@ -67,7 +67,7 @@ export async function request(
   init: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer } = {},
 ): Promise<TestResponse> {
   const headers: Record<string, string> = { ...init.headers };
-  let body: string | Buffer | undefined = init.raw;
+  let body = init.raw as RequestInit['body'];
   if (init.body !== undefined) {
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';

@@ -16,6 +16,7 @@ import {
   TxCommitError,
   throwIfAborted,
 } from './adapter.js';
+import { cancelBackend } from './pg-cancel.js';
 import { rebindQuestionMarks } from './rebind.js';
 
 export interface PostgresOptions {
@@ -102,10 +103,7 @@ type Queryable = pg.Pool | pg.PoolClient;
 class PostgresExecutor {
   private readonly names = new Map<string, string>();
 
-  constructor(
-    private readonly cancelConfig: pg.ClientConfig,
-    private readonly prepared: boolean,
-  ) {}
+  constructor(private readonly prepared: boolean) {}
 
   /** The statement as pg takes it: named (prepared once per connection) for SQL mfx builds, unnamed for raw SQL. */
   private config(sql: string, params: readonly unknown[], named: boolean): pg.QueryConfig {
@@ -126,14 +124,7 @@ class PostgresExecutor {
     if (!signal) return target.query<Row>(config);
     // A pool hides the connection, so aborting needs one held explicitly.
     const client = target instanceof pg.Pool ? await target.connect() : target;
-    const onAbort = () => {
-      const active = (client as unknown as { activeQuery?: unknown }).activeQuery;
-      if (active) {
-        // pg sends a CancelRequest on a fresh socket; the method exists but is not in its types.
-        const canceller = new pg.Client(this.cancelConfig) as unknown as { cancel(client: unknown, query: unknown): void };
-        canceller.cancel(client, active);
-      }
-    };
+    const onAbort = () => cancelBackend(client);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       return await client.query<Row>(config);
@@ -200,11 +191,15 @@ class PostgresAdapter implements Adapter {
     const name = writeConfig.application_name ?? 'mfx';
     this.writePool = new pg.Pool({ ...writeConfig, application_name: `${name}:write`, max: options.writePool ?? 3 });
     this.readPool = new pg.Pool({ ...readConfig, application_name: `${name}:read`, max: options.readPool ?? 6 });
-    // A connection that dies while idle (server restart, pg_terminate_backend) must not crash the process.
-    const onIdleError = (error: Error) => this.logger?.warn({ err: error.message }, 'postgres idle connection lost');
-    this.writePool.on('error', onIdleError);
-    this.readPool.on('error', onIdleError);
-    this.executor = new PostgresExecutor({ connectionString: write.url }, prepared);
+    // A connection that dies (server restart, pg_terminate_backend) must not crash the process,
+    // whether it was idle in the pool or held by a request between two statements: the statement
+    // in flight fails on its own, and the pool drops the dead connection when it is released.
+    const onConnectionLost = (error: Error) => this.logger?.warn({ err: error.message }, 'postgres connection lost');
+    for (const pool of [this.writePool, this.readPool]) {
+      pool.on('error', onConnectionLost);
+      pool.on('connect', (client) => client.on('error', onConnectionLost));
+    }
+    this.executor = new PostgresExecutor(prepared);
   }
 
   private pool(sql: string): pg.Pool {

@@ -1,0 +1,32 @@
+import { connect } from 'node:net';
+import type pg from 'pg';
+
+// The protocol's CancelRequest code (1234 << 16 | 5678).
+const CANCEL_REQUEST_CODE = 80877102;
+
+interface BackendKey {
+  processID: number | null;
+  secretKey: number | null;
+  host: string;
+  port: number;
+}
+
+/**
+ * Asks the server to cancel whatever the connection of `client` is running,
+ * with the protocol's CancelRequest on a fresh socket. pg's own cancel reads
+ * a deprecated property, and the request is 16 bytes, so it is sent here.
+ * Best effort: a request that cannot reach the server is dropped.
+ */
+export function cancelBackend(client: pg.PoolClient | pg.Client): void {
+  const key = client as unknown as BackendKey;
+  if (key.processID == null || key.secretKey == null) return;
+  const packet = Buffer.alloc(16);
+  packet.writeInt32BE(16, 0);
+  packet.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+  packet.writeInt32BE(key.processID, 8);
+  packet.writeInt32BE(key.secretKey, 12);
+  const socket = key.host?.startsWith('/') ? connect(`${key.host}/.s.PGSQL.${key.port}`) : connect(key.port, key.host);
+  socket.setTimeout(5_000, () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  socket.on('connect', () => socket.end(packet));
+}
