@@ -2,6 +2,7 @@
 import { type App, createServer, type Logger, type ServerConfig } from '@mfx/runtime';
 import type { Backend } from './backends.js';
 import { loadFixture } from './fixtures.js';
+import { ResponseValidator } from './response-validator.js';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -38,22 +39,35 @@ export interface StartOptions {
   config?: ServerConfig;
   /** Registers hooks and options before the adapter is opened. */
   setup?: (app: App) => void | Promise<void>;
+  /**
+   * Check every response against the server's OpenAPI document (default
+   * true). Turn it off only in tests that deliberately answer with shapes
+   * the document cannot describe (a hook replacing a response, say).
+   */
+  validateResponses?: boolean;
 }
 
 export async function startServer(backend: Backend, options: StartOptions = {}): Promise<TestServer> {
   const logger = memoryLogger();
-  const app = createServer({ port: 0, host: '127.0.0.1', logger, handleSignals: false, ...options.config });
+  // Documentation is on by default so every suite serves /openapi.json and checks responses against it.
+  const app = createServer({ port: 0, host: '127.0.0.1', logger, handleSignals: false, documentation: { public: true }, ...options.config });
   app.register(await loadFixture(options.fixture ?? 'blog'));
   await options.setup?.(app);
   const { adapter, drop } = await backend.open(app.registry);
   app.setDB(adapter);
   const { port } = await app.start();
   const url = `http://127.0.0.1:${port}${app.config.pathPrefix}`;
+  const validator = options.validateResponses === false ? null : new ResponseValidator(app.document() as never);
   return {
     app,
     url,
     logs: logger.lines,
-    request: (method, path, init = {}) => request(`${url}${path}`, method, init),
+    async request(method, path, init = {}) {
+      const response = await request(`${url}${path}`, method, init);
+      const problem = validator?.check(method, path, response.status, response.text);
+      if (problem) throw new Error(`response does not match the OpenAPI document (opt out with validateResponses: false only for deliberate odd shapes): ${problem}`);
+      return response;
+    },
     async close() {
       await app.stop();
       await drop();

@@ -1,0 +1,106 @@
+// Checks every response of the end-to-end suites against the server's own
+// OpenAPI document, so the document cannot drift from the behaviour.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+type Doc = { paths: Record<string, Record<string, any>>; components: { responses?: Record<string, any> } };
+
+const DOC_ID = 'urn:mfx:openapi';
+/** Answered by the router before any route is chosen (a URI over 8 KiB), so no operation lists it. */
+const BEFORE_ROUTING = new Set([414]);
+
+interface Template {
+  path: string;
+  segments: (string | null)[];
+  params: number;
+}
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/**
+ * Validates (method, path, status, body) against the document: the route and
+ * status must be documented, and the body must match the schema of that
+ * response (or be empty when the response has no content).
+ */
+export class ResponseValidator {
+  private readonly ajv: Ajv2020;
+  private readonly templates: Template[];
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(private readonly doc: Doc) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats.default(this.ajv);
+    this.ajv.addSchema(doc as object, DOC_ID);
+    this.templates = Object.keys(doc.paths)
+      .map((path) => {
+        const segments = path.split('/').filter(Boolean).map((s) => (s.startsWith('{') ? null : s));
+        return { path, segments, params: segments.filter((s) => s === null).length };
+      })
+      // Static segments win over parameters, as in the router.
+      .sort((a, b) => a.params - b.params);
+  }
+
+  private template(path: string): Template | undefined {
+    const parts = path.split('/').filter(Boolean);
+    return this.templates.find((t) => t.segments.length === parts.length && t.segments.every((s, i) => s === null || s === parts[i]));
+  }
+
+  private validatorFor(ref: string) {
+    let validate = this.compiled.get(ref);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `${DOC_ID}#${ref}` });
+      this.compiled.set(ref, validate);
+    }
+    return validate;
+  }
+
+  /** A problem description, or null when the response matches the document. */
+  check(method: string, pathAndQuery: string, status: number, text: string): string | null {
+    const [path, query = ''] = pathAndQuery.split('?');
+    const verb = method.toLowerCase();
+    const template = this.template(path);
+    const operation = template ? this.doc.paths[template.path][verb] : undefined;
+    if (!operation) {
+      // Not a documented route: only an error envelope (404 no route, 405, 414) may come back.
+      if (status < 400) return `${method} ${path} answered ${status} but the document has no such operation`;
+      return this.checkBody('/components/schemas/Error', status, text, false);
+    }
+    const base = pointer('', 'paths', template!.path, verb, 'responses');
+    let response = operation.responses[String(status)];
+    let responsePointer = `${base}/${status}`;
+    if (!response) {
+      if (BEFORE_ROUTING.has(status)) return this.checkBody('/components/schemas/Error', status, text, false);
+      return `${method} ${template!.path} answered ${status}, which the document does not list (documented: ${Object.keys(operation.responses).join(', ')})`;
+    }
+    if (response.$ref) {
+      responsePointer = response.$ref.slice(1);
+      response = this.doc.components.responses?.[response.$ref.split('/').pop()];
+    }
+    const schema = response?.content?.['application/json']?.schema;
+    if (verb === 'head' || !response?.content) {
+      return text === '' ? null : `${method} ${template!.path} ${status} has a body but the document says it has none`;
+    }
+    if (!schema) return null; // a non-JSON content type (export files)
+    const relaxRequired = new URLSearchParams(query).has('select');
+    return this.checkBody(`${responsePointer}/content/${pointer('application/json')}/schema`, status, text, relaxRequired, `${method} ${template!.path}`);
+  }
+
+  private checkBody(schemaPointer: string, status: number, text: string, relaxRequired: boolean, what = 'error envelope'): string | null {
+    if (text === '') return `${what} ${status} has no body but the document describes one`;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return `${what} ${status} is not JSON`;
+    }
+    const validate = this.validatorFor(schemaPointer);
+    if (validate(body)) return null;
+    // `select` returns only the chosen keys: records then lack required ones by design.
+    const errors = (validate.errors ?? []).filter((e) => !(relaxRequired && e.keyword === 'required' && e.instancePath.startsWith('/data')));
+    if (errors.length === 0) return null;
+    return `${what} ${status} does not match the document: ${errors
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+      .join('; ')}\nbody: ${text.slice(0, 400)}`;
+  }
+}
