@@ -114,9 +114,9 @@ export class DocumentBuilder {
     return out;
   }
 
-  /** The statuses every operation can answer whatever it does: 500, and 504 under a QueryTimeout. */
+  /** The statuses every operation that reaches the database can answer: 500, and 504 (QueryTimeout, or the database's own statement timeout). */
   commonStatuses(): string[] {
-    return this.config.queryTimeoutMs > 0 ? ['500', '504'] : ['500'];
+    return ['500', '504'];
   }
 
   /** Fills `security` and the auth statuses of an operation from the hooks scoped onto it. */
