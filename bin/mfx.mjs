@@ -11,7 +11,7 @@ commands:
   build ENTRY.ts... [--project tsconfig.json] [--out DIR]   compile models into a manifest
   serve [--manifest DIR] [--db URL] [--port N] [--prefix /api] [--app FILE.ts] [--no-docs] [--production]
   migrate [--manifest DIR] [--db URL]                       migrate and print what changed
-  openapi [--manifest DIR]                                  print the OpenAPI 3.1 document
+  openapi [--manifest DIR] [--prefix /api] [--app FILE.ts]  print the OpenAPI 3.1 document that serve publishes
 `;
 
 const [command, ...args] = process.argv.slice(2);
