@@ -28,3 +28,9 @@ export { openSqlite, type SqliteOptions } from './db/sqlite.js';
 export { openPostgres, type PostgresOptions } from './db/postgres.js';
 export { type MigrationReport, migrate } from './migrate/migrate.js';
 export type { ModelStore } from './store/model-store.js';
+
+// OpenAPI
+export { type AuthDoc, documentAuth, type SecurityScheme } from './openapi/security.js';
+export { DocumentBuilder, type DocumentSources, type PathContribution } from './openapi/builder.js';
+export { buildDocument, type DocumentInputs } from './openapi/document.js';
+export type { HttpMethod, OpenApiDocument, Operation, Parameter, Schema } from './openapi/types.js';

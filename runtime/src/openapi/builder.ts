@@ -127,3 +127,12 @@ export class DocumentBuilder {
     return operation;
   }
 }
+
+/** HEAD mirrors a GET: same parameters and statuses, headers only. */
+export function headOf(get: Operation): Operation {
+  const responses: Record<string, Response | Ref> = {};
+  for (const [status, response] of Object.entries(get.responses)) {
+    responses[status] = '$ref' in response ? { description: 'as for GET, without a body' } : { description: response.description, ...(response.headers ? { headers: response.headers } : {}) };
+  }
+  return { ...get, operationId: `${get.operationId}Head`, ...(get.summary ? { summary: `${get.summary} (headers only)` } : {}), responses };
+}

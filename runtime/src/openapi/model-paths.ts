@@ -6,7 +6,7 @@
  */
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import type { DocumentBuilder, PathContribution } from './builder.js';
+import { type DocumentBuilder, headOf, type PathContribution } from './builder.js';
 import { listParameters, readParameters } from './list-parameters.js';
 import { modelSchemas, schemaNames } from './model-schemas.js';
 import type { Operation, Parameter, Ref, Response, Schema } from './types.js';
@@ -23,15 +23,6 @@ function options(model: ModelMeta, item: boolean): Operation {
     tags: [model.name],
     responses: { '204': { description: 'no body; see Allow', headers: allowHeader } },
   };
-}
-
-/** HEAD mirrors a GET: same parameters and statuses, no bodies. */
-function head(get: Operation): Operation {
-  const responses: Record<string, Response | Ref> = {};
-  for (const [status, response] of Object.entries(get.responses)) {
-    responses[status] = '$ref' in response ? { description: 'as for GET, without a body' } : { description: response.description, headers: response.headers };
-  }
-  return { ...get, operationId: `${get.operationId}Head`, summary: `${get.summary} (headers only)`, responses };
 }
 
 /** Built-in contribution: CRUD routes and the schemas of every model. */
@@ -70,7 +61,7 @@ function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
     responses: { '200': { description: `a page of ${model.name} records`, content: json(ref('schemas', names.page)) }, ...doc.errors('400', ...common) },
   });
   doc.operation('get', base, list);
-  doc.operation('head', base, head(list));
+  doc.operation('head', base, headOf(list));
   doc.operation(
     'post',
     base,
@@ -95,7 +86,7 @@ function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
     responses: { '200': { description: `the ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', '404', ...common) },
   });
   doc.operation('get', item, read, idParam);
-  doc.operation('head', item, head(read));
+  doc.operation('head', item, headOf(read));
   doc.operation(
     'patch',
     item,
@@ -138,7 +129,7 @@ function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
     responses: { '200': { description: `the ${model.name}`, content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', ...common) },
   });
   doc.operation('get', path, read);
-  doc.operation('head', path, head(read));
+  doc.operation('head', path, headOf(read));
   doc.operation(
     'patch',
     path,

@@ -2,7 +2,7 @@
  * The operational routes: /live, /ready, /health and /openapi.json itself.
  * Probes run outside the pipeline, so no auth hooks apply to them.
  */
-import type { PathContribution } from './builder.js';
+import { headOf, type PathContribution } from './builder.js';
 import type { Response, Schema } from './types.js';
 import { operationAuth } from './security.js';
 
@@ -26,11 +26,7 @@ export const probesContribution: PathContribution = {
     const probe = (name: string, summary: string, responses: Record<string, Response>) => {
       const get = { operationId: `probe${name[0].toUpperCase()}${name.slice(1)}`, summary, tags: ['probes'], responses };
       doc.operation('get', `/${name}`, get);
-      doc.operation('head', `/${name}`, {
-        ...get,
-        operationId: `${get.operationId}Head`,
-        responses: Object.fromEntries(Object.entries(responses).map(([s, r]) => [s, { description: r.description }])),
-      });
+      doc.operation('head', `/${name}`, headOf(get));
     };
     probe('live', 'Liveness: 200 while the process runs, also while draining', { '200': { description: 'alive', content: json(statusBody(['ok'], false)) } });
     probe('ready', 'Readiness: the database and every readiness check', {
@@ -51,7 +47,7 @@ export const documentRouteContribution: PathContribution = {
     const documentation = doc.config.documentation;
     const auth = documentation?.public ? null : operationAuth(documentation?.auth ?? []);
     for (const [name, scheme] of Object.entries(auth?.schemes ?? {})) doc.securityScheme(name, scheme);
-    doc.operation('get', '/openapi.json', {
+    const get = {
       operationId: 'openapiDocument',
       summary: 'This OpenAPI 3.1 document, rebuilt from the registry on every request',
       tags: ['documentation'],
@@ -61,6 +57,8 @@ export const documentRouteContribution: PathContribution = {
         ...(auth && auth.statuses.length > 0 ? doc.errors(...auth.statuses) : {}),
         ...doc.errors('500'),
       },
-    });
+    };
+    doc.operation('get', '/openapi.json', get);
+    doc.operation('head', '/openapi.json', headOf(get));
   },
 };
