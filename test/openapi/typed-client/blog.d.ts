@@ -1,0 +1,2872 @@
+export interface paths {
+    "/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List comments */
+        get: operations["listComment"];
+        put?: never;
+        /** Create a Comment */
+        post: operations["createComment"];
+        delete?: never;
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsComment"];
+        /** List comments (headers only) */
+        head: operations["listCommentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Read a Comment */
+        get: operations["readComment"];
+        put?: never;
+        post?: never;
+        /** Delete a Comment (soft: the row is marked, not removed) */
+        delete: operations["deleteComment"];
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsCommentItem"];
+        /** Read a Comment (headers only) */
+        head: operations["readCommentHead"];
+        /** Change a Comment */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
+    "/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List companies */
+        get: operations["listCompany"];
+        put?: never;
+        /** Create a Company */
+        post: operations["createCompany"];
+        delete?: never;
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsCompany"];
+        /** List companies (headers only) */
+        head: operations["listCompanyHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/companies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Read a Company */
+        get: operations["readCompany"];
+        put?: never;
+        post?: never;
+        /** Delete a Company */
+        delete: operations["deleteCompany"];
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsCompanyItem"];
+        /** Read a Company (headers only) */
+        head: operations["readCompanyHead"];
+        /** Change a Company */
+        patch: operations["updateCompany"];
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Legacy health: always ok */
+        get: operations["probeHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Legacy health: always ok (headers only) */
+        head: operations["probeHealthHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: 200 while the process runs, also while draining */
+        get: operations["probeLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Liveness: 200 while the process runs, also while draining (headers only) */
+        head: operations["probeLiveHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This OpenAPI 3.1 document, rebuilt from the registry on every request */
+        get: operations["openapiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** This OpenAPI 3.1 document, rebuilt from the registry on every request (headers only) */
+        head: operations["openapiDocumentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/post_tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List post_tags */
+        get: operations["listPostTag"];
+        put?: never;
+        /** Create a PostTag */
+        post: operations["createPostTag"];
+        delete?: never;
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsPostTag"];
+        /** List post_tags (headers only) */
+        head: operations["listPostTagHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/post_tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Read a PostTag */
+        get: operations["readPostTag"];
+        put?: never;
+        post?: never;
+        /** Delete a PostTag */
+        delete: operations["deletePostTag"];
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsPostTagItem"];
+        /** Read a PostTag (headers only) */
+        head: operations["readPostTagHead"];
+        /** Change a PostTag */
+        patch: operations["updatePostTag"];
+        trace?: never;
+    };
+    "/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List posts */
+        get: operations["listPost"];
+        put?: never;
+        /** Create a Post */
+        post: operations["createPost"];
+        delete?: never;
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsPost"];
+        /** List posts (headers only) */
+        head: operations["listPostHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Read a Post */
+        get: operations["readPost"];
+        put?: never;
+        post?: never;
+        /** Delete a Post (soft: the row is marked, not removed) */
+        delete: operations["deletePost"];
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsPostItem"];
+        /** Read a Post (headers only) */
+        head: operations["readPostHead"];
+        /** Change a Post */
+        patch: operations["updatePost"];
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the database and every readiness check */
+        get: operations["probeReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Readiness: the database and every readiness check (headers only) */
+        head: operations["probeReadyHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tags */
+        get: operations["listTag"];
+        put?: never;
+        /** Create a Tag */
+        post: operations["createTag"];
+        delete?: never;
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsTag"];
+        /** List tags (headers only) */
+        head: operations["listTagHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Read a Tag */
+        get: operations["readTag"];
+        put?: never;
+        post?: never;
+        /** Delete a Tag */
+        delete: operations["deleteTag"];
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsTagItem"];
+        /** Read a Tag (headers only) */
+        head: operations["readTagHead"];
+        /** Change a Tag */
+        patch: operations["updateTag"];
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List users */
+        get: operations["listUser"];
+        put?: never;
+        /** Create a User */
+        post: operations["createUser"];
+        delete?: never;
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsUser"];
+        /** List users (headers only) */
+        head: operations["listUserHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Read a User */
+        get: operations["readUser"];
+        put?: never;
+        post?: never;
+        /** Delete a User */
+        delete: operations["deleteUser"];
+        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        options: operations["optionsUserItem"];
+        /** Read a User (headers only) */
+        head: operations["readUserHead"];
+        /** Change a User */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description The error envelope of every 4xx and 5xx answer (5xx messages are always generic). */
+        Error: {
+            error: {
+                /**
+                 * @description stable code; switch on it
+                 * @enum {string}
+                 */
+                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "RATE_LIMITED" | "TIMEOUT" | "NO_STORAGE" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED";
+                /** @description what went wrong and how to fix it */
+                message: string;
+                /** @description VALIDATION_ERROR: one entry per bad field; CONFLICT and FOREIGN_KEY_VIOLATION: table, column and detail */
+                details?: components["schemas"]["ValidationDetail"][] | Record<string, never>;
+            };
+        };
+        ValidationDetail: {
+            field: string;
+            message: string;
+        };
+        PageMeta: {
+            /** @description rows matching the query */
+            total: number;
+            page: number;
+            limit: number;
+            pages: number;
+            /**
+             * @description set when the resolved locale is right-to-left
+             * @enum {string}
+             */
+            _dir?: "rtl";
+        };
+        /** @description Keyset pagination: pass next_cursor as `cursor` for the next page. */
+        CursorMeta: {
+            limit: number;
+            next_cursor: string | null;
+            has_more: boolean;
+            /** @enum {string} */
+            _dir?: "rtl";
+        };
+        RecordMeta: {
+            /**
+             * @description set when the resolved locale is right-to-left
+             * @enum {string}
+             */
+            _dir?: "rtl";
+        };
+        /** @description A comment on a post; soft delete comes from the SoftDelete embed. */
+        Comment: {
+            /** Format: uuid */
+            readonly id: string;
+            body: string;
+            postId: string;
+            userId: string | null;
+            approved: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** Format: date-time */
+            readonly deleted_at: string | null;
+            /** @description the Post of postId; present with include=post */
+            readonly post?: components["schemas"]["Post"] | null;
+            /** @description the User of userId; present with include=user */
+            readonly user?: components["schemas"]["User"] | null;
+        };
+        /** @description Writable fields of a new Comment; id, timestamps, readonly and unknown keys are ignored. */
+        CommentCreate: {
+            body: string;
+            postId?: string;
+            userId?: string | null;
+            /** @default true */
+            approved?: boolean;
+        };
+        /** @description Fields of Comment to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
+        CommentUpdate: {
+            body?: string;
+            postId?: string;
+            userId?: string | null;
+            approved?: boolean;
+        };
+        CommentEnvelope: {
+            data: components["schemas"]["Comment"];
+        };
+        CommentPage: {
+            data: components["schemas"]["Comment"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description A company that users work for. */
+        Company: {
+            /** Format: uuid */
+            readonly id: string;
+            name: string;
+            country: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description related User records; present with include=users */
+            readonly users?: components["schemas"]["User"][];
+        };
+        /** @description Writable fields of a new Company; id, timestamps, readonly and unknown keys are ignored. */
+        CompanyCreate: {
+            /** @description Unique. */
+            name: string;
+            country?: string | null;
+        };
+        /** @description Fields of Company to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
+        CompanyUpdate: {
+            /** @description Unique. */
+            name?: string;
+            country?: string | null;
+        };
+        CompanyEnvelope: {
+            data: components["schemas"]["Company"];
+        };
+        CompanyPage: {
+            data: components["schemas"]["Company"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description A blog post. */
+        Post: {
+            /** Format: uuid */
+            readonly id: string;
+            title: string;
+            body: string;
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            /** Format: int32 */
+            views: number;
+            /** Format: double */
+            rating: number | null;
+            keywords: string[];
+            metadata: Record<string, never> | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            slug: string | null;
+            userId: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** Format: date-time */
+            readonly deleted_at: string | null;
+            /** @description the User of userId; present with include=author */
+            readonly author?: components["schemas"]["User"] | null;
+            /** @description related Comment records; present with include=comments */
+            readonly comments?: components["schemas"]["Comment"][];
+            /** @description related Tag records; present with include=tags */
+            readonly tags?: components["schemas"]["Tag"][];
+        };
+        /** @description Writable fields of a new Post; id, timestamps, readonly and unknown keys are ignored. */
+        PostCreate: {
+            title: string;
+            body?: string;
+            /**
+             * @default draft
+             * @enum {string}
+             */
+            status?: "draft" | "published" | "archived";
+            /** @default 0 */
+            views?: number;
+            rating?: number | null;
+            keywords?: string[];
+            metadata?: Record<string, never> | null;
+            /** Format: date-time */
+            publishedAt?: string | null;
+            /** @description Set on create only; updates ignore it. */
+            slug?: string | null;
+            userId?: string;
+        };
+        /** @description Fields of Post to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
+        PostUpdate: {
+            title?: string;
+            body?: string;
+            /** @enum {string} */
+            status?: "draft" | "published" | "archived";
+            views?: number;
+            rating?: number | null;
+            keywords?: string[];
+            metadata?: Record<string, never> | null;
+            /** Format: date-time */
+            publishedAt?: string | null;
+            userId?: string;
+        };
+        PostEnvelope: {
+            data: components["schemas"]["Post"];
+        };
+        PostPage: {
+            data: components["schemas"]["Post"][];
+            meta: components["schemas"]["PageMeta"] | components["schemas"]["CursorMeta"];
+        };
+        /** @description Junction between posts and tags. */
+        PostTag: {
+            /** Format: uuid */
+            readonly id: string;
+            postId: string;
+            tagId: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description the Post of postId; present with include=post */
+            readonly post?: components["schemas"]["Post"] | null;
+            /** @description the Tag of tagId; present with include=tag */
+            readonly tag?: components["schemas"]["Tag"] | null;
+        };
+        /** @description Writable fields of a new PostTag; id, timestamps, readonly and unknown keys are ignored. */
+        PostTagCreate: {
+            postId?: string;
+            tagId?: string;
+        };
+        /** @description Fields of PostTag to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
+        PostTagUpdate: {
+            postId?: string;
+            tagId?: string;
+        };
+        PostTagEnvelope: {
+            data: components["schemas"]["PostTag"];
+        };
+        PostTagPage: {
+            data: components["schemas"]["PostTag"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description A tag on posts. */
+        Tag: {
+            /** Format: uuid */
+            readonly id: string;
+            name: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description related Post records; present with include=posts */
+            readonly posts?: components["schemas"]["Post"][];
+        };
+        /** @description Writable fields of a new Tag; id, timestamps, readonly and unknown keys are ignored. */
+        TagCreate: {
+            /** @description Unique. */
+            name: string;
+        };
+        /** @description Fields of Tag to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
+        TagUpdate: {
+            /** @description Unique. */
+            name?: string;
+        };
+        TagEnvelope: {
+            data: components["schemas"]["Tag"];
+        };
+        TagPage: {
+            data: components["schemas"]["Tag"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description Someone who writes posts and comments. */
+        User: {
+            /** Format: uuid */
+            readonly id: string;
+            /** @description Display name. */
+            name: string;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "editor" | "member";
+            /** @description Free text shown on the profile. */
+            bio: string | null;
+            companyId: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description the Company of companyId; present with include=company */
+            readonly company?: components["schemas"]["Company"] | null;
+            /** @description related Post records; present with include=posts */
+            readonly posts?: components["schemas"]["Post"][];
+            /** @description related Comment records; present with include=comments */
+            readonly comments?: components["schemas"]["Comment"][];
+        };
+        /** @description Writable fields of a new User; id, timestamps, readonly and unknown keys are ignored. */
+        UserCreate: {
+            /** @description Display name. */
+            name: string;
+            /** @description Unique. */
+            email: string;
+            password?: string;
+            /**
+             * @default member
+             * @enum {string}
+             */
+            role?: "admin" | "editor" | "member";
+            /** @description Free text shown on the profile. */
+            bio?: string | null;
+            companyId?: string | null;
+        };
+        /** @description Fields of User to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
+        UserUpdate: {
+            /** @description Display name. */
+            name?: string;
+            /** @description Unique. */
+            email?: string;
+            password?: string;
+            /** @enum {string} */
+            role?: "admin" | "editor" | "member";
+            /** @description Free text shown on the profile. */
+            bio?: string | null;
+            companyId?: string | null;
+        };
+        UserEnvelope: {
+            data: components["schemas"]["User"];
+        };
+        UserPage: {
+            data: components["schemas"]["User"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description A change of a User, newest first. */
+        UserHistory: {
+            /** Format: uuid */
+            id: string;
+            record_id: string;
+            version: number;
+            /** @enum {string} */
+            operation: "create" | "update" | "delete";
+            actor_id?: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            request_id?: string;
+            /** @description field → {old, new} */
+            diff: {
+                [key: string]: {
+                    old?: unknown;
+                    new?: unknown;
+                };
+            };
+            /** @description the full row after the change */
+            snapshot?: Record<string, never>;
+        };
+        UserHistoryPage: {
+            data: components["schemas"]["UserHistory"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+    };
+    responses: {
+        /** @description INVALID_QUERY, INVALID_JSON, EMPTY_BODY or BODY_READ_ERROR: the request is malformed; the message says which part */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description DB_ERROR, INTERNAL or PANIC, with a generic message */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description TIMEOUT: the request did not finish within QueryTimeout */
+        Timeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description CONFLICT, FOREIGN_KEY_VIOLATION or DELETE_RESTRICTED: the write conflicts with other records */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description BODY_TOO_LARGE: the body is over the limit; nothing was written */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description VALIDATION_ERROR (details list each bad field), MISSING_LOCALE or IDEMPOTENCY_KEY_REUSED */
+        ValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description NO_STORAGE: multipart bodies and file routes need file storage */
+        NotImplemented: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description NOT_FOUND: no such record (or not visible to the caller) */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description PRECONDITION_FAILED: If-Match does not match the current ETag */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: {
+        /** @description the record id */
+        id: string;
+        /** @description 1-based page number */
+        page: number;
+        /** @description page size; default 20, values above 200 are clamped to 200 */
+        limit: number;
+        /** @description locale code for localized fields */
+        locale: string;
+        /** @description ETag of the record as read (or `*`); a stale ETag answers 412 and writes nothing */
+        ifMatch: string;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listComment: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: postId (string), userId (string, nullable), approved (boolean), deleted_at (timestamp, nullable). Through relations (`<relation>.<field>:<operator>:<value>`): post.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}; user.{name, email, role, companyId, created_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("approved:asc" | "approved:desc" | "post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "user.name:asc" | "user.name:desc" | "user.role:asc" | "user.role:desc" | "user.created_at:asc" | "user.created_at:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description full-text search over body */
+                q?: string;
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Comment records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentCreate"];
+            };
+        };
+        responses: {
+            /** @description the created Comment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCommentHead: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: postId (string), userId (string, nullable), approved (boolean), deleted_at (timestamp, nullable). Through relations (`<relation>.<field>:<operator>:<value>`): post.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}; user.{name, email, role, companyId, created_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("approved:asc" | "approved:desc" | "post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "user.name:asc" | "user.name:desc" | "user.role:asc" | "user.role:desc" | "user.created_at:asc" | "user.created_at:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description full-text search over body */
+                q?: string;
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Comment records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readComment: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Comment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsCommentItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCommentHead: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Comment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentUpdate"];
+            };
+        };
+        responses: {
+            /** @description the updated Comment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    listCompany: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: name (string), country (string, nullable). Through relations (`<relation>.<field>:<operator>:<value>`): users.{name, email, role, companyId, created_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("name:asc" | "name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Company records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyCreate"];
+            };
+        };
+        responses: {
+            /** @description the created Company */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCompanyHead: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: name (string), country (string, nullable). Through relations (`<relation>.<field>:<operator>:<value>`): users.{name, email, role, companyId, created_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("name:asc" | "name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Company records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCompany: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Company */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deleteCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsCompanyItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCompanyHead: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Company */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updateCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyUpdate"];
+            };
+        };
+        responses: {
+            /** @description the updated Company */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    probeHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description healthy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    probeHealthHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description healthy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    probeLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    probeLiveHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    openapiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    openapiDocumentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listPostTag: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: postId (string), tagId (string). Through relations (`<relation>.<field>:<operator>:<value>`): post.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}; tag.{name}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "tag.name:asc" | "tag.name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of PostTag records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostTagPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createPostTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostTagCreate"];
+            };
+        };
+        responses: {
+            /** @description the created PostTag */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostTagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsPostTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listPostTagHead: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: postId (string), tagId (string). Through relations (`<relation>.<field>:<operator>:<value>`): post.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}; tag.{name}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "tag.name:asc" | "tag.name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of PostTag records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readPostTag: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the PostTag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostTagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deletePostTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsPostTagItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readPostTagHead: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the PostTag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updatePostTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostTagUpdate"];
+            };
+        };
+        responses: {
+            /** @description the updated PostTag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostTagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    listPost: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: title (string), status (string: draft|published|archived), views (integer), rating (number, nullable), keywords (json_array), publishedAt (timestamp, nullable), slug (string, nullable), userId (string), created_at (timestamp), deleted_at (timestamp, nullable). Through relations (`<relation>.<field>:<operator>:<value>`): author.{name, email, role, companyId, created_at}; comments.{postId, userId, approved, deleted_at}; tags.{name}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns (keywords): `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("title:asc" | "title:desc" | "status:asc" | "status:desc" | "views:asc" | "views:desc" | "rating:asc" | "rating:desc" | "publishedAt:asc" | "publishedAt:desc" | "created_at:asc" | "created_at:desc" | "author.name:asc" | "author.name:desc" | "author.role:asc" | "author.role:desc" | "author.created_at:asc" | "author.created_at:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description full-text search over title, body */
+                q?: string;
+                /** @description keyset pagination by created_at: send it empty for the first page, then meta.next_cursor; meta is then {limit, next_cursor, has_more} */
+                cursor?: string;
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Post records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostCreate"];
+            };
+        };
+        responses: {
+            /** @description the created Post */
+            201: {
+                headers: {
+                    /** @description quoted MD5 of the body; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listPostHead: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: title (string), status (string: draft|published|archived), views (integer), rating (number, nullable), keywords (json_array), publishedAt (timestamp, nullable), slug (string, nullable), userId (string), created_at (timestamp), deleted_at (timestamp, nullable). Through relations (`<relation>.<field>:<operator>:<value>`): author.{name, email, role, companyId, created_at}; comments.{postId, userId, approved, deleted_at}; tags.{name}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns (keywords): `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("title:asc" | "title:desc" | "status:asc" | "status:desc" | "views:asc" | "views:desc" | "rating:asc" | "rating:desc" | "publishedAt:asc" | "publishedAt:desc" | "created_at:asc" | "created_at:desc" | "author.name:asc" | "author.name:desc" | "author.role:asc" | "author.role:desc" | "author.created_at:asc" | "author.created_at:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description full-text search over title, body */
+                q?: string;
+                /** @description keyset pagination by created_at: send it empty for the first page, then meta.next_cursor; meta is then {limit, next_cursor, has_more} */
+                cursor?: string;
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Post records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readPost: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Post */
+            200: {
+                headers: {
+                    /** @description quoted MD5 of the body; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deletePost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag of the record as read (or `*`); a stale ETag answers 412 and writes nothing */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsPostItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readPostHead: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Post */
+            200: {
+                headers: {
+                    /** @description quoted MD5 of the body; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updatePost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag of the record as read (or `*`); a stale ETag answers 412 and writes nothing */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostUpdate"];
+            };
+        };
+        responses: {
+            /** @description the updated Post */
+            200: {
+                headers: {
+                    /** @description quoted MD5 of the body; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    probeReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description starting, stopping, or a dependency failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "not_ready" | "starting" | "stopping";
+                    };
+                };
+            };
+        };
+    };
+    probeReadyHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description starting, stopping, or a dependency failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listTag: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: name (string). Through relations (`<relation>.<field>:<operator>:<value>`): posts.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("name:asc" | "name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Tag records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagCreate"];
+            };
+        };
+        responses: {
+            /** @description the created Tag */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listTagHead: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: name (string). Through relations (`<relation>.<field>:<operator>:<value>`): posts.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("name:asc" | "name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of Tag records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readTag: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Tag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsTagItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readTagHead: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Tag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updateTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagUpdate"];
+            };
+        };
+        responses: {
+            /** @description the updated Tag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    listUser: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: name (string), email (string), role (string: admin|editor|member), companyId (string, nullable), created_at (timestamp). Through relations (`<relation>.<field>:<operator>:<value>`): company.{name, country}; posts.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}; comments.{postId, userId, approved, deleted_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("name:asc" | "name:desc" | "role:asc" | "role:desc" | "created_at:asc" | "created_at:desc" | "company.name:asc" | "company.name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description full-text search over name */
+                q?: string;
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of User records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description the created User */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listUserHead: {
+        parameters: {
+            query?: {
+                /** @description `<field>:<operator>:<value>`, repeatable; clauses AND together. Filterable fields: name (string), email (string), role (string: admin|editor|member), companyId (string, nullable), created_at (timestamp). Through relations (`<relation>.<field>:<operator>:<value>`): company.{name, country}; posts.{title, status, views, rating, keywords, publishedAt, slug, userId, created_at, deleted_at}; comments.{postId, userId, approved, deleted_at}. Operators: eq, neq, gt, gte, lt, lte, like, ilike, contains, starts_with, ends_with, has, not_has, in, not_in, between, is_null, not_null. `in`/`not_in` take a comma list, `between` takes `lo,hi`, `is_null`/`not_null` take no value; `like`/`ilike` take a raw SQL pattern; `contains`/`starts_with`/`ends_with` match literally, case-insensitively; `has`/`not_has` only on JSON columns: `field:has:element` or `field:has:key=value`. */
+                filter?: string[];
+                /** @description OR groups: replace N with a non-negative integer (`filter[0]=...&filter[0]=...`); clauses with the same N are ORed, different N AND together and with bare `filter` clauses; same clause shape and fields as `filter`. A non-integer N is 400. */
+                "filter[N]"?: string[];
+                /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
+                sort?: ("name:asc" | "name:desc" | "role:asc" | "role:desc" | "created_at:asc" | "created_at:desc" | "company.name:asc" | "company.name:desc")[];
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+                /** @description full-text search over name */
+                q?: string;
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of User records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readUser: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the User */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    optionsUserItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no body; see Allow */
+            204: {
+                headers: {
+                    /** @description the methods this path answers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readUserHead: {
+        parameters: {
+            query?: {
+                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
+                /** @description comma-separated field names; records then carry only those keys (plus included relations) */
+                select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the User */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description the updated User */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+}
