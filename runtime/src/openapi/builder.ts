@@ -12,6 +12,9 @@ import { errorResponses, sharedSchemas } from './shared-components.js';
 import type { HttpMethod, Operation, Parameter, PathItem, Ref, Response, Schema } from './types.js';
 import { ref } from './types.js';
 
+/** One shared `$ref` object per error status: documents reference them, nobody mutates them. */
+const errorRefs: Record<string, Ref> = Object.fromEntries(Object.entries(errorResponses).map(([status, entry]) => [status, ref('responses', entry.name)]));
+
 /** What a contribution reads while it documents its routes. */
 export interface DocumentSources {
   registry: Registry;
@@ -109,7 +112,7 @@ export class DocumentBuilder {
       const entry = errorResponses[status];
       if (!entry) throw new Error(`mfx openapi: no shared error response for status ${status}`);
       this.responses[entry.name] ??= entry.response;
-      out[status] = ref('responses', entry.name);
+      out[status] = errorRefs[status];
     }
     return out;
   }

@@ -20,7 +20,7 @@ export interface DocumentInputs extends DocumentSources {
 
 /** The route-table key of a documented operation: prefix added, `{param}` as `:param`. */
 export function routeKey(prefix: string, method: HttpMethod, path: string): string {
-  return `${method.toUpperCase()} ${prefix}${path.replace(/\{([^}]+)\}/g, ':$1')}`;
+  return `${method.toUpperCase()} ${prefix}${path.includes('{') ? path.replace(/\{([^}]+)\}/g, ':$1') : path}`;
 }
 
 /**

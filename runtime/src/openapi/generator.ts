@@ -23,12 +23,14 @@ export interface GeneratorSources {
 
 export class DocumentGenerator {
   private readonly warned = new Set<string>();
+  /** The routes are fixed once the router is built; the lookup set is made on the first build. */
+  private served: Set<string> | null = null;
 
   constructor(private readonly sources: GeneratorSources) {}
 
   /** Builds the document now, from the registry as it is. */
   build(): OpenApiDocument {
-    const served = new Set(this.sources.routes.routes().map((r) => `${r.method} ${r.pattern}`));
+    const served = (this.served ??= new Set(this.sources.routes.routes().map((r) => `${r.method} ${r.pattern}`)));
     return buildDocument({
       registry: this.sources.registry,
       config: this.sources.config,

@@ -7,8 +7,8 @@
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { type DocumentBuilder, headOf, type PathContribution } from './builder.js';
-import { listParameters, readParameters } from './list-parameters.js';
-import { modelSchemas, schemaNames } from './model-schemas.js';
+import { schemaNames } from './model-schemas.js';
+import { modelPieces } from './model-pieces.js';
 import type { Operation, Parameter, Ref, Response, Schema } from './types.js';
 import { ref } from './types.js';
 
@@ -30,7 +30,7 @@ export const modelRoutesContribution: PathContribution = {
   name: 'model routes',
   contribute(doc) {
     for (const model of doc.registry.all()) {
-      for (const [name, schema] of Object.entries(modelSchemas(model))) doc.schema(name, schema);
+      for (const [name, schema] of Object.entries(modelPieces(model, doc.registry).schemas)) doc.schema(name, schema);
       if (!model.mounted) continue;
       if (model.options.singleton) documentSingleton(doc, model);
       else documentCollection(doc, model);
@@ -57,7 +57,7 @@ function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
     operationId: `list${model.name}`,
     summary: `List ${model.table}`,
     tags,
-    parameters: listParameters(model, doc.registry),
+    parameters: [...modelPieces(model, doc.registry).listParameters],
     responses: { '200': { description: `a page of ${model.name} records`, content: json(ref('schemas', names.page)) }, ...doc.errors('400', ...common) },
   });
   doc.operation('get', base, list);
@@ -82,7 +82,7 @@ function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
     operationId: `read${model.name}`,
     summary: `Read a ${model.name}`,
     tags,
-    parameters: readParameters(model, doc.registry),
+    parameters: [...modelPieces(model, doc.registry).readParameters],
     responses: { '200': { description: `the ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', '404', ...common) },
   });
   doc.operation('get', item, read, idParam);
@@ -125,7 +125,7 @@ function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
     operationId: `read${model.name}`,
     summary: `Read the ${model.name} (created from defaults on first access)`,
     tags,
-    parameters: readParameters(model, doc.registry),
+    parameters: [...modelPieces(model, doc.registry).readParameters],
     responses: { '200': { description: `the ${model.name}`, content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', ...common) },
   });
   doc.operation('get', path, read);

@@ -5,7 +5,7 @@
  */
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { DocumentBuilder, PathContribution } from './builder.js';
-import { listParameters } from './list-parameters.js';
+import { modelPieces } from './model-pieces.js';
 import { schemaNames } from './model-schemas.js';
 import type { Parameter, Ref } from './types.js';
 import { ref } from './types.js';
@@ -32,7 +32,7 @@ function history(doc: DocumentBuilder, model: ModelMeta): void {
 
 function aggregate(doc: DocumentBuilder, model: ModelMeta): void {
   const fields = model.fields.filter((f) => (f.filterable || f.sortable) && !f.hidden).map((f) => f.name);
-  const params = listParameters(model, doc.registry);
+  const params = [...modelPieces(model, doc.registry).listParameters];
   doc.operation(
     'get',
     `/${model.table}/aggregate`,
@@ -62,7 +62,7 @@ function aggregate(doc: DocumentBuilder, model: ModelMeta): void {
 }
 
 function exportRoute(doc: DocumentBuilder, model: ModelMeta): void {
-  const params = listParameters(model, doc.registry);
+  const params = [...modelPieces(model, doc.registry).listParameters];
   doc.operation(
     'get',
     `/${model.table}/export`,
