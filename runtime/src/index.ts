@@ -34,3 +34,4 @@ export { type AuthDoc, documentAuth, type SecurityScheme } from './openapi/secur
 export { DocumentBuilder, type DocumentSources, type PathContribution } from './openapi/builder.js';
 export { buildDocument, type DocumentInputs } from './openapi/document.js';
 export type { HttpMethod, OpenApiDocument, Operation, Parameter, Schema } from './openapi/types.js';
+export { type ActionDoc, actionsContribution } from './openapi/actions.js';

@@ -3,7 +3,7 @@
 // through contributions, and the document keeps exactly the served ones.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildDocument, documentAuth, type Hook, type PathContribution, Registry } from '@mfx/runtime';
+import { actionsContribution, buildDocument, documentAuth, type Hook, type PathContribution, Registry } from '@mfx/runtime';
 import { resolveConfig } from '../../runtime/src/config/config.js';
 import { builtInContributions } from '../../runtime/src/openapi/contributions.js';
 import { routeKey } from '../../runtime/src/openapi/document.js';
@@ -94,6 +94,36 @@ describe('OpenAPI contributions', () => {
     assert.ok(doc.paths['/tags/{id}'].delete.responses['403']);
     assert.equal(doc.paths['/tags'].post.security, undefined);
     assert.deepEqual(doc.components.securitySchemes, { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+  });
+
+  it('documents custom actions from their declarations', async () => {
+    const registry = await registryOf('blog');
+    const actions = actionsContribution(() => [
+      {
+        method: 'POST',
+        path: '/posts/:id/publish',
+        model: 'Post',
+        summary: 'Publish a post',
+        request: { type: 'object', properties: { at: { type: 'string', format: 'date-time' } } },
+        response: { type: 'object', properties: { data: { $ref: '#/components/schemas/Post' } } },
+        parameters: [{ name: 'notify', description: 'send e-mails' }, { name: 'X-Reason', in: 'header' }],
+        security: [{ scheme: 'bearerAuth', definition: { type: 'http', scheme: 'bearer' }, scopes: ['posts:publish'] }],
+        errors: ['404', '422'],
+      },
+    ]);
+    const served = new Set(['POST /api/posts/:id/publish']);
+    const doc = buildDocument({ registry, config: resolveConfig({}), authHooks: () => [], contributions: [...builtInContributions, actions], served }) as any;
+    const op = doc.paths['/posts/{id}/publish'].post;
+    assert.equal(op.operationId, 'postPostsIdPublish');
+    assert.deepEqual(op.tags, ['Post']);
+    assert.deepEqual(
+      op.parameters.map((p: any) => `${p.in}:${p.name}:${p.required ?? false}`),
+      ['path:id:true', 'query:notify:false', 'header:X-Reason:false'],
+    );
+    assert.deepEqual(Object.keys(op.responses), ['200', '404', '422', '500']);
+    assert.deepEqual(op.security, [{ bearerAuth: ['posts:publish'] }]);
+    assert.deepEqual(doc.components.securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer' } });
+    assert.equal(op.requestBody.content['application/json'].schema.properties.at.format, 'date-time');
   });
 
   it('names both sides when two contributions document one operation', async () => {
