@@ -15,6 +15,13 @@ import { type Availability, createProbes, type HttpMiddleware, validateReadiness
 import type { ModelMeta } from './registry/model-meta.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
 import { ModelStore } from './store/model-store.js';
+import { type ActionDefinition, type ActionDescriptor, describeAction } from './actions/action.js';
+import { ACTION_USER_STEPS, actionDefaults } from './actions/chain.js';
+import { mountActions } from './actions/mount.js';
+import type { RegisteredHook } from './pipeline/hook-meta.js';
+import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
+import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
+import { productionProblems } from './security/production.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -42,6 +49,10 @@ export class App {
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
   private stopping: Promise<void> | null = null;
+  private readonly actions: Array<{ def: ActionDefinition; descriptor: ActionDescriptor }> = [];
+  /** Routes outside models and actions (global search, standalone files) with their access flags. */
+  readonly standaloneRoutes: StandaloneRoute[] = [];
+  private readonly closers: Array<() => Promise<void> | void> = [];
   private signalHandler: (() => void) | null = null;
 
   constructor(config: ServerConfig = {}) {
@@ -92,6 +103,58 @@ export class App {
     return this;
   }
 
+  /**
+   * Declares a custom action: its own method, path and handler, served
+   * through Auth, its hooks, the handler and Response. A collision with a
+   * generated route is a startup error.
+   *
+   * @example
+   * app.action({ method: 'POST', path: '/auth/login', public: true, handler: async (ctx, input) => ({ token: await login(await input.json()) }) });
+   */
+  action(definition: ActionDefinition): this {
+    const descriptor = describeAction(definition);
+    if (this.sealed) throw new RegistrationClosedError(`the action ${descriptor.method} ${descriptor.path}`);
+    const twin = this.actions.find((a) => a.descriptor.method === descriptor.method && a.descriptor.path.replace(/:[^/]+/g, ':') === descriptor.path.replace(/:[^/]+/g, ':'));
+    if (twin) throw new ConfigError(`action ${descriptor.method} ${descriptor.path} is declared twice`);
+    if (this.actions.some((a) => a.descriptor.name === descriptor.name)) throw new ConfigError(`action name ${descriptor.name} is used twice; give one a different name`);
+    this.actions.push({ def: definition, descriptor });
+    return this;
+  }
+
+  /**
+   * The security picture as plain data (schemes, per-operation requirements,
+   * actions with their declared metadata), for the OpenAPI generator.
+   */
+  describeSecurity(): SecurityDescription {
+    return describeSecurity(
+      this.registry.all(),
+      this.pipeline.registered(),
+      this.actions.map((a) => ({ descriptor: a.descriptor, auth: a.def.auth ?? [] })),
+      this.standaloneRoutes,
+    );
+  }
+
+  /**
+   * Refuses to go to production with an unprotected route: throws listing
+   * every generated operation with neither an authenticator nor a scoped
+   * public declaration, and every action or standalone route without its
+   * access flag. `mfx serve --production` calls it before start.
+   */
+  validateProduction(): void {
+    const problems = productionProblems({
+      security: this.describeSecurity(),
+      entries: this.pipeline.registered(),
+      otherHooks: this.actions.flatMap((a) => [...(a.def.auth ?? []), ...(a.def.hooks ?? [])]),
+      httpMiddlewares: this.config.httpMiddlewares,
+      httpAccessControlled: this.config.httpAccessControlled ?? false,
+      pathPrefix: this.config.pathPrefix,
+      routeOf: (model, op) => routeOf(this.registry.require(model, 'production validation'), op, this.config.pathPrefix),
+    });
+    if (problems.length > 0) {
+      throw new ConfigError(`production validation failed (${problems.length} problem${problems.length > 1 ? 's' : ''}):\n  - ${problems.join('\n  - ')}`);
+    }
+  }
+
   /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
   httpMiddleware(middleware: HttpMiddleware): this {
     if (this.sealed) throw new RegistrationClosedError('HTTP middleware');
@@ -132,6 +195,12 @@ export class App {
     this.pipeline.seal();
 
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
+    const entries = this.pipeline.registered();
+    const actionGroups = this.actions.map((a): RegisteredHook[] => [
+      ...(a.def.auth ?? []).map((h) => actionEntry(h, 'auth')),
+      ...(a.def.hooks ?? []).map((h) => actionEntry(h, 'service')),
+    ]);
+    setupHooks(entries, actionGroups, { registry: this.registry, store: (name) => this.store(name), onStop: (fn) => this.closers.push(fn) });
     const deps: DispatchDeps = {
       adapter: () => this.db,
       log: this.log,
@@ -159,6 +228,16 @@ export class App {
         serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
       },
       probes,
+      (table) =>
+        mountActions(
+          table,
+          this.config.pathPrefix,
+          this.actions.map(({ def, descriptor }) => ({
+            descriptor,
+            chain: this.pipeline.build(null, 'action', actionDefaults(def, descriptor.status, this.config.bodyLimit), this.config.trace, this.log, ACTION_USER_STEPS),
+          })),
+          (req, res, chain) => void dispatch(deps, req, res, null, 'action', chain),
+        ),
     );
     this.built = router.handler;
     return this.built;
@@ -234,6 +313,13 @@ export class App {
       server.closeAllConnections();
       await closed;
     }
+    for (const close of this.closers.splice(0)) {
+      try {
+        await close();
+      } catch (error) {
+        this.log.error({ err: String(error) }, 'closing a hook resource failed');
+      }
+    }
     await this.adapter?.close();
     this.log.info({}, 'stopped');
     flushLogger(this.config.logger ?? this.log);
@@ -261,6 +347,21 @@ export class App {
     process.off('SIGINT', this.signalHandler);
     this.signalHandler = null;
   }
+}
+
+/** The route of a generated operation, for messages. */
+function routeOf(model: ModelMeta, op: string, prefix: string): string {
+  const base = `${prefix}/${model.table}`;
+  const item = model.options.singleton ? base : `${base}/:id`;
+  const routes: Record<string, string> = {
+    list: `GET ${base}`,
+    read: `GET ${item}`,
+    create: `POST ${base}`,
+    update: `PATCH ${item}`,
+    delete: `DELETE ${item}`,
+    history: `GET ${item}/history`,
+  };
+  return routes[op] ?? `${op} ${base}`;
 }
 
 /** Creates a server from a configuration (step 1 of the startup order). */
