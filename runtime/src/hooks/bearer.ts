@@ -43,6 +43,7 @@ export function keyAndAlgorithms(options: BearerOptions): { key: string | Buffer
     key = options.secret;
     allowed = HMAC;
   } else if (options.publicKey !== undefined) {
+    if (/PRIVATE KEY/.test(options.publicKey.toString())) throw new ConfigError('bearer({ publicKey }) got a private key; pass the public half (the server only verifies)');
     let object: KeyObject;
     try {
       object = typeof options.publicKey === 'object' && 'asymmetricKeyType' in options.publicKey ? options.publicKey : createPublicKey(options.publicKey as string | Buffer);
