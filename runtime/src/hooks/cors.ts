@@ -63,6 +63,9 @@ export function cors(options: CorsOptions): HttpMiddleware {
       res.setHeader('Access-Control-Allow-Methods', methods.join(', '));
       res.setHeader('Access-Control-Allow-Headers', headers.join(', '));
       res.setHeader('Access-Control-Max-Age', maxAge);
+      // Answered before routing: the request id the router assigned still goes back.
+      const requestId = (req as IncomingMessage & { requestId?: string }).requestId;
+      if (requestId) res.setHeader('X-Request-Id', requestId);
       res.writeHead(204);
       res.end();
       return;
