@@ -66,7 +66,7 @@ export function redisStore(options: RedisStoreOptions): RateLimitStore {
   if (!options?.client && !options?.url) throw new ConfigError('redisStore() needs { client } or { url }');
   const owned = !options.client;
   const client =
-    options.client ?? new Redis(options.url!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, ...options.redisOptions });
+    options.client ?? new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions });
   // ioredis reports connection errors as events; without a listener Node treats them as crashes.
   if (owned) client.on('error', () => {});
   const prefix = options.prefix ?? 'mfx:rl:';
