@@ -32,6 +32,7 @@ export { type HookMeta, type SecurityScheme, describeHook, hookMeta } from './pi
 // Custom actions and security description
 export type { ActionDefinition, ActionDescriptor, ActionHandler, ActionInput, ActionMethod, ActionParameter, JsonSchema } from './actions/action.js';
 export type { OperationSecurity, SecurityDescription, StandaloneRoute } from './security/describe.js';
+export { actionOperation, actionPaths, type OpenApiOperation, securityRequirement, securitySchemes } from './actions/openapi.js';
 export { findOneBy } from './store/lookup.js';
 
 // Errors

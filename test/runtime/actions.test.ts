@@ -2,7 +2,7 @@
 // the handler, the trimmed pipeline, collisions and their declared metadata.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, type App, apiKey, bearer, type Hook, requireRole } from '@mfx/runtime';
+import { ApiError, type App, actionPaths, apiKey, bearer, type Hook, requireRole } from '@mfx/runtime';
 import { SECRET, bearerHeader, token } from '../support/auth.js';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -135,6 +135,22 @@ for (const backend of await backends()) {
       assert.equal(stats.name, 'getStats');
       assert.equal(stats.public, true);
       assert.deepEqual(stats.security, []);
+    });
+
+    it('turns the declarations into OpenAPI path items (schemas, parameters, security)', () => {
+      const paths = actionPaths(server.app.describeSecurity(), '/api');
+      const publish = paths['/api/posts/{id}/publish'].post;
+      assert.equal(publish.operationId, 'publishPost');
+      assert.deepEqual(publish.parameters, [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'notify', in: 'query', required: false, description: 'send e-mails', schema: { type: 'string' } },
+        { name: 'X-Trace', in: 'header', required: false, schema: { type: 'string' } },
+      ]);
+      assert.deepEqual(publish.requestBody, { required: true, content: { 'application/json': { schema: { type: 'object', properties: { note: { type: 'string' } } } } } });
+      assert.deepEqual(publish.security, [{ bearerAuth: [] }]);
+      assert.deepEqual(Object.keys(publish.responses as object), ['200', '401', 'default']);
+      assert.deepEqual(paths['/api/stats'].get.security, []);
+      assert.equal(paths['/api/users/me'].get.security !== undefined, true);
     });
   });
 }

@@ -69,7 +69,7 @@ export interface ActionDescriptor {
   /** OpenAPI form: `/posts/{id}/publish`. */
   openapiPath: string;
   pathParameters: string[];
-  parameters: Required<Pick<ActionParameter, 'name' | 'in' | 'required'>>[] & ActionParameter[];
+  parameters: Array<ActionParameter & Required<Pick<ActionParameter, 'in' | 'required'>>>;
   public: boolean;
   status: number;
   summary?: string;
