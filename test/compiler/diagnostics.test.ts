@@ -301,6 +301,11 @@ describe('diagnostics', () => {
         'amount:',
         "UnsupportedTypes.amount: type 'string | number' cannot be stored. A column has one type; use a single type, or a union of literals of one type",
       ),
+      expected(
+        'unsupported-type.ts',
+        'parent:',
+        "BaseTyped.parent: type 'Model' cannot be stored. Model is a base to extend, not a column type; type the property as a concrete model with its foreign key (owner?: User plus ownerId: string), or use Record<string, unknown> for free-form JSON",
+      ),
     );
   });
 

@@ -74,6 +74,13 @@ export class TypeClassifier {
 
     const symbol = type.getSymbol();
     if (symbol && this.isModelInterface(symbol)) return { kind: 'model', target: symbol.getName(), many: false };
+    const embed = this.runtime.interfaceOf(symbol);
+    if (embed) {
+      return unsupported(
+        text,
+        `${embed} is a base to extend, not a column type; type the property as a concrete model with its foreign key (owner?: User plus ownerId: string), or use Record<string, unknown> for free-form JSON`,
+      );
+    }
     if (type.isTypeParameter()) return unsupported(text, 'Model properties cannot be generic; give the property a concrete type');
     if (type.getFlags() & typescript.TypeFlags.NonPrimitive) return { kind: 'value', type: 'json_object', opaque: true };
     if (type.isObject()) {
