@@ -19,7 +19,7 @@ export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type
 export { transaction } from './hooks/transaction.js';
 export { type BearerOptions, bearer } from './hooks/bearer.js';
 export { type ApiKeyOptions, apiKey } from './hooks/api-key.js';
-export { identity } from './hooks/authenticator.js';
+export { type AuthenticatorSpec, authenticator, identity } from './hooks/authenticator.js';
 export { block, requireAnyScope, requireRole, requireScopes } from './hooks/gates.js';
 export { allowAnonymous, publicRead } from './hooks/anonymous.js';
 export { forceFilter, type TenancyOptions, tenancy } from './hooks/tenancy.js';

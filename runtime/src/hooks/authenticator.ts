@@ -19,7 +19,12 @@ export interface AuthenticatorSpec {
   production?: string[];
 }
 
-/** A complete identity from the fields an authenticator knows. */
+/**
+ * A complete identity from the fields an authenticator knows.
+ *
+ * @example
+ * identity({ userId: 'u1', roles: ['admin'], authMethod: 'session' });
+ */
 export function identity(fields: Partial<Identity>): Identity {
   return {
     userId: fields.userId ?? null,
@@ -38,7 +43,15 @@ export function identity(fields: Partial<Identity>): Identity {
  * is always 401); without one it lets the request through when an earlier
  * hook already identified the caller, when allowAnonymous() ran, or when
  * another authenticator of the same route will read a credential the request
- * does carry; otherwise 401.
+ * does carry; otherwise 401. Authenticators built with it count for
+ * production validation and appear in the OpenAPI security schemes.
+ *
+ * @example
+ * const session = authenticator({
+ *   label: 'session()', scheme: { type: 'apiKey', in: 'header', name: 'X-Session' }, missing: 'missing X-Session header',
+ *   present: (req) => req.headers['x-session'] !== undefined,
+ *   authenticate: async (ctx) => identity(await sessions.lookup(ctx.req.headers['x-session'])),
+ * });
  */
 export function authenticator(spec: AuthenticatorSpec): Hook {
   let peers: RegisteredHook[] = [];

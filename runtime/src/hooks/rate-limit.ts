@@ -14,6 +14,9 @@ export interface RateLimitStore {
 /**
  * In-process counters: one replica's view. Expired windows are swept as new
  * ones start, so memory stays bounded by the active keys.
+ *
+ * @example
+ * rateLimit({ requestsPerMinute: 60, store: memoryStore() })
  */
 export function memoryStore(): RateLimitStore {
   const windows = new Map<string, { count: number; endsAt: number }>();

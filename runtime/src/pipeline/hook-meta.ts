@@ -56,7 +56,12 @@ export interface HookMeta {
 
 const META = Symbol.for('mfx.hookMeta');
 
-/** Attaches metadata to a ready-made hook. */
+/**
+ * Attaches metadata to a ready-made hook.
+ *
+ * @example
+ * export const audited = () => describeHook(async (ctx, next) => next(), { role: 'other', label: 'audited()' });
+ */
 export function describeHook<H extends Hook>(hook: H, meta: HookMeta): H {
   (hook as unknown as Record<symbol, HookMeta>)[META] = meta;
   return hook;
