@@ -2,7 +2,7 @@
 // step, anonymous access, public reads, role and scope gates and block.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { allowAnonymous, apiKey, bearer, block, publicRead, requireAnyScope, requireRole, requireScopes } from '@mfx/runtime';
+import { ApiError, allowAnonymous, apiKey, authenticator, bearer, block, identity, publicRead, requireAnyScope, requireRole, requireScopes } from '@mfx/runtime';
 import { SECRET, bearerHeader, token } from '../support/auth.js';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -170,6 +170,31 @@ describe('authentication hooks at startup', () => {
       startServer(sqlite, { setup: (app) => void app.use('auth', publicRead(), { models: ['Post'] }) }),
       /publicRead\(\) covers Post list but no allowAnonymous\(\) runs before it there/,
     );
+  });
+
+  it('serves custom authenticators built with authenticator() like the ready-made ones', async () => {
+    const [sqlite] = await backends();
+    const session = authenticator({
+      label: 'session()',
+      scheme: { type: 'apiKey', in: 'header', name: 'X-Session' },
+      missing: 'missing X-Session header',
+      present: (req) => req.headers['x-session'] !== undefined,
+      authenticate(ctx) {
+        if (ctx.req.headers['x-session'] !== 'valid-session') throw new ApiError('UNAUTHORIZED', 'the session has ended; sign in again');
+        return identity({ userId: 'from-session', authMethod: 'session' });
+      },
+    });
+    const server = await startServer(sqlite, { setup: (app) => void app.use('auth', session, { models: ['Tag'] }) });
+    try {
+      assert.deepEqual((await server.request('GET', '/tags')).body.error, { code: 'UNAUTHORIZED', message: 'missing X-Session header' });
+      assert.deepEqual((await server.request('GET', '/tags', { headers: { 'x-session': 'old' } })).body.error, { code: 'UNAUTHORIZED', message: 'the session has ended; sign in again' });
+      assert.equal((await server.request('GET', '/tags', { headers: { 'x-session': 'valid-session' } })).status, 200);
+      const security = server.app.describeSecurity();
+      assert.deepEqual(security.schemes, { apiKeyAuth_X_Session: { type: 'apiKey', in: 'header', name: 'X-Session' } });
+      assert.deepEqual(security.operations.find((o) => o.model === 'Tag' && o.op === 'list')!.security, ['apiKeyAuth_X_Session']);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses bad authenticator options', () => {
