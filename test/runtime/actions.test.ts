@@ -2,7 +2,7 @@
 // the handler, the trimmed pipeline, collisions and their declared metadata.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, type App, actionPaths, apiKey, bearer, type Hook, requireRole } from '@mfx/runtime';
+import { ApiError, type App, actionPaths, allowAnonymous, apiKey, bearer, type Hook, requireRole } from '@mfx/runtime';
 import { SECRET, bearerHeader, token } from '../support/auth.js';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -48,6 +48,9 @@ function declare(app: App): void {
   app.action({ method: 'DELETE', path: '/cache', public: true, handler: () => undefined });
   app.action({ method: 'POST', path: '/teapot', public: true, status: 202, handler: (ctx) => void ctx.respond(418, { short: 'and stout' }) });
   app.action({ method: 'POST', path: '/fail', public: true, handler: () => { throw new Error('secret detail'); } });
+  // A model-scoped authenticator never runs for actions; an action can allow anonymous callers itself.
+  app.use('auth', bearer({ secret: SECRET }), { models: ['Tag'] });
+  app.action({ method: 'GET', path: '/greeting', auth: [allowAnonymous(), bearer({ secret: SECRET })], handler: (ctx) => ({ hello: ctx.identity?.userId ?? 'stranger' }) });
   app.action({ method: 'GET', path: '/users/me', auth: [apiKey({ keys: { 'key-0123456789abcdef': { userId: 'svc' } } })], handler: (ctx) => ({ userId: ctx.identity?.userId }) });
 }
 
@@ -107,6 +110,14 @@ for (const backend of await backends()) {
       assert.deepEqual(teapot.body, { short: 'and stout' });
       const wrong = await server.request('PUT', '/stats');
       assert.equal(wrong.status, 405);
+    });
+
+    it('lets an action allow anonymous callers; a bad token is still 401', async () => {
+      assert.deepEqual((await server.request('GET', '/greeting')).body.data, { hello: 'stranger' });
+      assert.deepEqual((await server.request('GET', '/greeting', { headers: bearerHeader(token({ sub: 'ada' })) })).body.data, { hello: 'ada' });
+      const bad = await server.request('GET', '/greeting', { headers: bearerHeader('x.y.z') });
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.error.code, 'UNAUTHORIZED');
     });
 
     it('serves a static action segment beside a model :id route', async () => {

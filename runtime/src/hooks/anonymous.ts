@@ -1,6 +1,6 @@
 import { ApiError, ConfigError } from '../errors/api-error.js';
-import { authFlags, describeHook, type HookEnvironment, hookMeta } from '../pipeline/hook-meta.js';
-import type { Hook, Op } from '../pipeline/types.js';
+import { authFlags, describeHook, type HookEnvironment, hookMeta, type RegisteredHook } from '../pipeline/hook-meta.js';
+import { type Hook, OPS, type Op } from '../pipeline/types.js';
 import { generatedOps } from '../security/operations.js';
 
 /**
@@ -21,13 +21,13 @@ export function allowAnonymous(): Hook {
   return describeHook(hook, {
     role: 'anonymous',
     label: 'allowAnonymous()',
-    setup({ entry, entries }: HookEnvironment) {
+    setup({ entry, entries, registry }: HookEnvironment) {
       if (!entry.models && !entry.ops) {
         throw new ConfigError('allowAnonymous() needs a scope: pass { models, ops } naming what is public (an unscoped one would make every route public)');
       }
       if (entry.step !== 'auth' || entry.position !== 'before') throw new ConfigError('allowAnonymous() belongs at the auth step, position before');
       const index = entries.indexOf(entry);
-      const earlier = entries.slice(0, index).find((e) => e.step === 'auth' && e.position === 'before' && hookMeta(e.hook)?.role === 'authenticator' && overlaps(e, entry));
+      const earlier = entries.slice(0, index).find((e) => e.step === 'auth' && e.position === 'before' && hookMeta(e.hook)?.role === 'authenticator' && overlaps(e, entry, registry.modelNames()));
       if (earlier) {
         throw new ConfigError(`allowAnonymous() is registered after ${hookMeta(earlier.hook)!.label} for the same routes; register allowAnonymous() first so it runs before the authenticator`);
       }
@@ -71,9 +71,8 @@ export function publicRead(): Hook {
   });
 }
 
-/** Whether two registrations can run for one (model, op). */
-export function overlaps(a: { models: ReadonlySet<string> | null; ops: ReadonlySet<Op> | null }, b: { models: ReadonlySet<string> | null; ops: ReadonlySet<Op> | null }): boolean {
-  const models = !a.models || !b.models || [...a.models].some((m) => b.models!.has(m));
-  const ops = !a.ops || !b.ops || [...a.ops].some((o) => b.ops!.has(o));
-  return models && ops;
+/** Whether two registrations both run for some (model, op), actions (model null) included. */
+export function overlaps(a: RegisteredHook, b: RegisteredHook, models: readonly string[]): boolean {
+  if (a.matches(null, 'action') && b.matches(null, 'action')) return true;
+  return models.some((model) => OPS.some((op) => a.matches(model, op) && b.matches(model, op)));
 }
