@@ -164,6 +164,19 @@ describe('authentication hooks at startup', () => {
     await assert.rejects(startServer(sqlite, { setup: (app) => void app.use('auth', allowAnonymous()) }), /allowAnonymous\(\) needs a scope/);
   });
 
+  it('refuses a gate registered before the authenticator of the same routes', async () => {
+    const [sqlite] = await backends();
+    await assert.rejects(
+      startServer(sqlite, {
+        setup(app) {
+          app.use('auth', requireRole('admin'), { models: ['Tag'] });
+          app.use('auth', jwtAuth(), { models: ['Tag', 'Post'] });
+        },
+      }),
+      /requireRole\(admin\) is registered before bearer\(\) on the same routes; register the gate after the authenticator/,
+    );
+  });
+
   it('refuses publicRead() without allowAnonymous() before it', async () => {
     const [sqlite] = await backends();
     await assert.rejects(

@@ -1,5 +1,6 @@
 import { ApiError, ConfigError } from '../errors/api-error.js';
-import { describeHook } from '../pipeline/hook-meta.js';
+import { describeHook, type HookEnvironment, hookMeta } from '../pipeline/hook-meta.js';
+import { overlaps } from './anonymous.js';
 import type { Context } from '../pipeline/context.js';
 import type { Hook, Identity, Op } from '../pipeline/types.js';
 
@@ -9,7 +10,18 @@ function gate(label: string, allowed: (identity: Identity) => boolean, refusal: 
     if (!allowed(ctx.identity)) throw new ApiError('FORBIDDEN', refusal);
     return next();
   };
-  return describeHook(hook, { role: 'gate', label });
+  return describeHook(hook, {
+    role: 'gate',
+    label,
+    setup({ entry, entries, registry }: HookEnvironment) {
+      // A gate before the authenticator would only ever see anonymous callers.
+      const index = entries.indexOf(entry);
+      const later = entries.slice(index + 1).find((e) => e.step === 'auth' && hookMeta(e.hook)?.role === 'authenticator' && overlaps(e, entry, registry.modelNames()));
+      if (entry.step === 'auth' && entry.position === 'before' && later) {
+        throw new ConfigError(`${label} is registered before ${hookMeta(later.hook)!.label} on the same routes; register the gate after the authenticator`);
+      }
+    },
+  });
 }
 
 function names(kind: string, values: string[]): void {
