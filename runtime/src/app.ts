@@ -15,12 +15,14 @@ import { type Availability, createProbes, type HttpMiddleware, validateReadiness
 import type { ModelMeta } from './registry/model-meta.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
 import { ModelStore } from './store/model-store.js';
-import { type ActionDefinition, type ActionDescriptor, describeAction } from './actions/action.js';
+import { type ActionDefinition, describeAction } from './actions/action.js';
+import { ActionRegistry } from './actions/registry.js';
 import { ACTION_USER_STEPS, actionDefaults } from './actions/chain.js';
 import { mountActions } from './actions/mount.js';
 import type { RegisteredHook } from './pipeline/hook-meta.js';
 import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
 import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
+import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -49,7 +51,7 @@ export class App {
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
   private stopping: Promise<void> | null = null;
-  private readonly actions: Array<{ def: ActionDefinition; descriptor: ActionDescriptor }> = [];
+  private readonly actionRegistry = new ActionRegistry();
   /** Routes outside models and actions (global search, standalone files) with their access flags. */
   readonly standaloneRoutes: StandaloneRoute[] = [];
   private readonly closers: Array<() => Promise<void> | void> = [];
@@ -112,12 +114,11 @@ export class App {
    * app.action({ method: 'POST', path: '/auth/login', public: true, handler: async (ctx, input) => ({ token: await login(await input.json()) }) });
    */
   action(definition: ActionDefinition): this {
-    const descriptor = describeAction(definition);
-    if (this.sealed) throw new RegistrationClosedError(`the action ${descriptor.method} ${descriptor.path}`);
-    const twin = this.actions.find((a) => a.descriptor.method === descriptor.method && a.descriptor.path.replace(/:[^/]+/g, ':') === descriptor.path.replace(/:[^/]+/g, ':'));
-    if (twin) throw new ConfigError(`action ${descriptor.method} ${descriptor.path} is declared twice`);
-    if (this.actions.some((a) => a.descriptor.name === descriptor.name)) throw new ConfigError(`action name ${descriptor.name} is used twice; give one a different name`);
-    this.actions.push({ def: definition, descriptor });
+    if (this.sealed) {
+      const { method, path } = describeAction(definition);
+      throw new RegistrationClosedError(`the action ${method} ${path}`);
+    }
+    this.actionRegistry.add(definition);
     return this;
   }
 
@@ -129,7 +130,7 @@ export class App {
     return describeSecurity(
       this.registry.all(),
       this.pipeline.registered(),
-      this.actions.map((a) => ({ descriptor: a.descriptor, auth: a.def.auth ?? [] })),
+      this.actionRegistry.all.map((a) => ({ descriptor: a.descriptor, auth: a.def.auth ?? [] })),
       this.standaloneRoutes,
     );
   }
@@ -144,11 +145,11 @@ export class App {
     const problems = productionProblems({
       security: this.describeSecurity(),
       entries: this.pipeline.registered(),
-      otherHooks: this.actions.flatMap((a) => [...(a.def.auth ?? []), ...(a.def.hooks ?? [])]),
+      otherHooks: this.actionRegistry.all.flatMap((a) => [...(a.def.auth ?? []), ...(a.def.hooks ?? [])]),
       httpMiddlewares: this.config.httpMiddlewares,
       httpAccessControlled: this.config.httpAccessControlled ?? false,
       pathPrefix: this.config.pathPrefix,
-      routeOf: (model, op) => routeOf(this.registry.require(model, 'production validation'), op, this.config.pathPrefix),
+      routeOf: (model, op) => operationRoute(this.registry.require(model, 'production validation'), op, this.config.pathPrefix),
     });
     if (problems.length > 0) {
       throw new ConfigError(`production validation failed (${problems.length} problem${problems.length > 1 ? 's' : ''}):\n  - ${problems.join('\n  - ')}`);
@@ -196,7 +197,7 @@ export class App {
 
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
     const entries = this.pipeline.registered();
-    const actionGroups = this.actions.map((a): RegisteredHook[] => [
+    const actionGroups = this.actionRegistry.all.map((a): RegisteredHook[] => [
       ...(a.def.auth ?? []).map((h) => actionEntry(h, 'auth')),
       ...(a.def.hooks ?? []).map((h) => actionEntry(h, 'service')),
     ]);
@@ -232,7 +233,7 @@ export class App {
         mountActions(
           table,
           this.config.pathPrefix,
-          this.actions.map(({ def, descriptor }) => ({
+          this.actionRegistry.all.map(({ def, descriptor }) => ({
             descriptor,
             chain: this.pipeline.build(null, 'action', actionDefaults(def, descriptor.status, this.config.bodyLimit), this.config.trace, this.log, ACTION_USER_STEPS),
           })),
@@ -347,21 +348,6 @@ export class App {
     process.off('SIGINT', this.signalHandler);
     this.signalHandler = null;
   }
-}
-
-/** The route of a generated operation, for messages. */
-function routeOf(model: ModelMeta, op: string, prefix: string): string {
-  const base = `${prefix}/${model.table}`;
-  const item = model.options.singleton ? base : `${base}/:id`;
-  const routes: Record<string, string> = {
-    list: `GET ${base}`,
-    read: `GET ${item}`,
-    create: `POST ${base}`,
-    update: `PATCH ${item}`,
-    delete: `DELETE ${item}`,
-    history: `GET ${item}/history`,
-  };
-  return routes[op] ?? `${op} ${base}`;
 }
 
 /** Creates a server from a configuration (step 1 of the startup order). */
