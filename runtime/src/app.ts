@@ -8,6 +8,7 @@ import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
 import { type MigrationReport, migrate } from './migrate/migrate.js';
+import { actionsContribution } from './openapi/actions.js';
 import { OpenApiContributions } from './openapi/contributions.js';
 import { DocumentGenerator } from './openapi/generator.js';
 import { mountDocumentRoute } from './openapi/route.js';
@@ -19,6 +20,15 @@ import { type Availability, createProbes, type HttpMiddleware, validateReadiness
 import type { ModelMeta } from './registry/model-meta.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
 import { ModelStore } from './store/model-store.js';
+import { type ActionDefinition, describeAction } from './actions/action.js';
+import { ActionRegistry } from './actions/registry.js';
+import { ACTION_USER_STEPS, actionDefaults } from './actions/chain.js';
+import { mountActions } from './actions/mount.js';
+import type { RegisteredHook } from './pipeline/hook-meta.js';
+import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
+import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
+import { operationRoute } from './security/operations.js';
+import { productionProblems } from './security/production.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -49,6 +59,10 @@ export class App {
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
   private stopping: Promise<void> | null = null;
+  private readonly actionRegistry = new ActionRegistry();
+  /** Routes outside models and actions (global search, standalone files) with their access flags. */
+  readonly standaloneRoutes: StandaloneRoute[] = [];
+  private readonly closers: Array<() => Promise<void> | void> = [];
   private signalHandler: (() => void) | null = null;
 
   constructor(config: ServerConfig = {}) {
@@ -99,6 +113,57 @@ export class App {
     return this;
   }
 
+  /**
+   * Declares a custom action: its own method, path and handler, served
+   * through Auth, its hooks, the handler and Response. A collision with a
+   * generated route is a startup error.
+   *
+   * @example
+   * app.action({ method: 'POST', path: '/auth/login', public: true, handler: async (ctx, input) => ({ token: await login(await input.json()) }) });
+   */
+  action(definition: ActionDefinition): this {
+    if (this.sealed) {
+      const { method, path } = describeAction(definition);
+      throw new RegistrationClosedError(`the action ${method} ${path}`);
+    }
+    this.actionRegistry.add(definition);
+    return this;
+  }
+
+  /**
+   * The security picture as plain data (schemes, per-operation requirements,
+   * actions with their declared metadata), for the OpenAPI generator.
+   */
+  describeSecurity(): SecurityDescription {
+    return describeSecurity(
+      this.registry.all(),
+      this.pipeline.registered(),
+      this.actionRegistry.all.map((a) => ({ descriptor: a.descriptor, auth: a.def.auth ?? [] })),
+      this.standaloneRoutes,
+    );
+  }
+
+  /**
+   * Refuses to go to production with an unprotected route: throws listing
+   * every generated operation with neither an authenticator nor a scoped
+   * public declaration, and every action or standalone route without its
+   * access flag. `mfx serve --production` calls it before start.
+   */
+  validateProduction(): void {
+    const problems = productionProblems({
+      security: this.describeSecurity(),
+      entries: this.pipeline.registered(),
+      otherHooks: this.actionRegistry.all.flatMap((a) => [...(a.def.auth ?? []), ...(a.def.hooks ?? [])]),
+      httpMiddlewares: this.config.httpMiddlewares,
+      httpAccessControlled: this.config.httpAccessControlled ?? false,
+      pathPrefix: this.config.pathPrefix,
+      routeOf: (model, op) => operationRoute(this.registry.require(model, 'production validation'), op, this.config.pathPrefix),
+    });
+    if (problems.length > 0) {
+      throw new ConfigError(`production validation failed (${problems.length} problem${problems.length > 1 ? 's' : ''}):\n  - ${problems.join('\n  - ')}`);
+    }
+  }
+
   /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
   httpMiddleware(middleware: HttpMiddleware): this {
     if (this.sealed) throw new RegistrationClosedError('HTTP middleware');
@@ -140,6 +205,12 @@ export class App {
     this.openapi.seal();
 
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
+    const entries = this.pipeline.registered();
+    const actionGroups = this.actionRegistry.all.map((a): RegisteredHook[] => [
+      ...(a.def.auth ?? []).map((h) => actionEntry(h, 'auth')),
+      ...(a.def.hooks ?? []).map((h) => actionEntry(h, 'service')),
+    ]);
+    setupHooks(entries, actionGroups, { registry: this.registry, store: (name) => this.store(name), onStop: (fn) => this.closers.push(fn) });
     const deps: DispatchDeps = {
       adapter: () => this.db,
       log: this.log,
@@ -168,11 +239,20 @@ export class App {
       },
       probes,
       (table) => {
+        mountActions(
+          table,
+          this.config.pathPrefix,
+          this.actionRegistry.all.map(({ def, descriptor }) => ({
+            descriptor,
+            chain: this.pipeline.build(null, 'action', actionDefaults(def, descriptor.status, this.config.bodyLimit), this.config.trace, this.log, ACTION_USER_STEPS),
+          })),
+          (req, res, chain) => void dispatch(deps, req, res, null, 'action', chain),
+        );
         this.generator = new DocumentGenerator({
           registry: this.registry,
           config: this.config,
-          authHooks: (model, op) => this.pipeline.hooksFor('auth', model, op),
-          contributions: this.openapi.all(),
+          hooks: (model, op) => entries.filter((e) => e.matches(model, op)),
+          contributions: [...this.openapi.all(), actionsContribution(() => this.describeSecurity())],
           routes: table,
           log: this.log,
         });
@@ -276,6 +356,13 @@ export class App {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+    }
+    for (const close of this.closers.splice(0)) {
+      try {
+        await close();
+      } catch (error) {
+        this.log.error({ err: String(error) }, 'closing a hook resource failed');
+      }
     }
     await this.adapter?.close();
     this.log.info({}, 'stopped');

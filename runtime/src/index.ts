@@ -17,6 +17,23 @@ export { Context, type PendingResponse, type ScopeFilter } from './pipeline/cont
 export type { TraceConfig } from './pipeline/pipeline.js';
 export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
 export { transaction } from './hooks/transaction.js';
+export { type BearerOptions, bearer } from './hooks/bearer.js';
+export { type ApiKeyOptions, apiKey } from './hooks/api-key.js';
+export { type AuthenticatorSpec, authenticator, identity } from './hooks/authenticator.js';
+export { block, requireAnyScope, requireRole, requireScopes } from './hooks/gates.js';
+export { allowAnonymous, publicRead } from './hooks/anonymous.js';
+export { forceFilter, type TenancyOptions, tenancy } from './hooks/tenancy.js';
+export { type HashPasswordOptions, hashPassword, hashPasswordValue, verifyPassword } from './hooks/hash-password.js';
+export { type CorsOptions, cors } from './hooks/cors.js';
+export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit, redisStore, type RedisStoreOptions } from './hooks/rate-limit.js';
+export { type AuditRecord, type AuditOptions, audit } from './hooks/audit.js';
+export { type HookMeta, type SecurityScheme, describeHook, hookMeta } from './pipeline/hook-meta.js';
+
+// Custom actions and security description
+export type { ActionDefinition, ActionDescriptor, ActionHandler, ActionInput, ActionMethod, ActionParameter, JsonSchema } from './actions/action.js';
+export type { OperationSecurity, SecurityDescription, StandaloneRoute } from './security/describe.js';
+export { actionOperation, actionPaths, type OpenApiOperation, securityRequirement, securitySchemes } from './actions/openapi.js';
+export { findOneBy } from './store/lookup.js';
 
 // Errors
 export { ApiError, ConfigError, RegistrationClosedError, type ValidationDetail } from './errors/api-error.js';
@@ -30,8 +47,6 @@ export { type MigrationReport, migrate } from './migrate/migrate.js';
 export type { ModelStore } from './store/model-store.js';
 
 // OpenAPI
-export { type AuthDoc, documentAuth, type SecurityScheme } from './openapi/security.js';
 export { DocumentBuilder, type DocumentSources, type PathContribution } from './openapi/builder.js';
 export { buildDocument, type DocumentInputs } from './openapi/document.js';
 export type { HttpMethod, OpenApiDocument, Operation, Parameter, Schema } from './openapi/types.js';
-export { type ActionDoc, actionsContribution } from './openapi/actions.js';

@@ -3,7 +3,7 @@
 // through contributions, and the document keeps exactly the served ones.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { actionsContribution, buildDocument, documentAuth, type Hook, type PathContribution, Registry } from '@mfx/runtime';
+import { allowAnonymous, apiKey, block, buildDocument, type Hook, type PathContribution, Registry, requireRole } from '@mfx/runtime';
 import { resolveConfig } from '../../runtime/src/config/config.js';
 import { builtInContributions } from '../../runtime/src/openapi/contributions.js';
 import { routeKey } from '../../runtime/src/openapi/document.js';
@@ -45,7 +45,7 @@ describe('OpenAPI contributions', () => {
     const registry = await registryOf('blog');
     const config = resolveConfig({ documentation: { public: true } });
     const tables = registry.all().map((m) => m.table);
-    const base = { registry, config, authHooks: () => [], contributions: [...builtInContributions, login] };
+    const base = { registry, config, hooks: () => [], contributions: [...builtInContributions, login] };
     const left: string[] = [];
     const without = buildDocument({ ...base, served: new Set(crudRoutes('/api', tables)), onUnserved: (m, p) => left.push(`${m} ${p}`) });
     assert.equal(without.paths?.['/auth/login'], undefined);
@@ -65,7 +65,7 @@ describe('OpenAPI contributions', () => {
     const registry = await registryOf('kitchen-sink');
     const config = resolveConfig({ documentation: { public: true } });
     const served = new Set(['GET /api/catalogue_items/aggregate', 'GET /api/catalogue_items/export']);
-    const doc = buildDocument({ registry, config, authHooks: () => [], contributions: builtInContributions, served }) as any;
+    const doc = buildDocument({ registry, config, hooks: () => [], contributions: builtInContributions, served }) as any;
     assert.deepEqual(Object.keys(doc.paths), ['/catalogue_items/aggregate', '/catalogue_items/export']);
     const aggregate = doc.paths['/catalogue_items/aggregate'].get;
     assert.equal(aggregate.parameters[0].name, 'aggregate');
@@ -80,57 +80,27 @@ describe('OpenAPI contributions', () => {
     const registry = await registryOf('blog');
     const config = resolveConfig({ documentation: { public: true } });
     const passthrough: Hook = async (_ctx, next) => next();
-    const apiKey = documentAuth(async (_ctx, next) => next(), { kind: 'authenticator', scheme: 'apiKey', definition: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
-    const anonymous = documentAuth(async (_ctx, next) => next(), { kind: 'anonymous' });
-    const gate = documentAuth(async (_ctx, next) => next(), { kind: 'gate' });
-    const authHooks = (model: string | null, op: string): Hook[] => {
+    const keys = apiKey({ keys: { 'reports-key-0123456789': { userId: 'reports' } } });
+    const hooks = (model: string | null, op: string): Hook[] => {
       if (model !== 'Tag') return [passthrough];
-      return op === 'list' ? [anonymous, apiKey] : op === 'delete' ? [apiKey, gate] : [];
+      return op === 'list' ? [allowAnonymous(), keys] : op === 'delete' ? [keys, requireRole('admin')] : op === 'update' ? [block('update')] : [];
     };
-    const doc = buildDocument({ registry, config, authHooks, contributions: builtInContributions, served: new Set(crudRoutes('/api', ['tags'])) }) as any;
-    assert.deepEqual(doc.paths['/tags'].get.security, [{ apiKey: [] }, {}]);
+    const doc = buildDocument({ registry, config, hooks, contributions: builtInContributions, served: new Set(crudRoutes('/api', ['tags'])) }) as any;
+    assert.deepEqual(doc.paths['/tags'].get.security, [{ apiKeyAuth: [] }, {}]);
     assert.ok(doc.paths['/tags'].get.responses['401'] && !doc.paths['/tags'].get.responses['403']);
-    assert.deepEqual(doc.paths['/tags/{id}'].delete.security, [{ apiKey: [] }]);
+    assert.deepEqual(doc.paths['/tags/{id}'].delete.security, [{ apiKeyAuth: [] }]);
     assert.ok(doc.paths['/tags/{id}'].delete.responses['403']);
+    assert.equal(doc.paths['/tags/{id}'].patch.security, undefined, 'block() alone is no authenticator');
+    assert.ok(doc.paths['/tags/{id}'].patch.responses['403']);
     assert.equal(doc.paths['/tags'].post.security, undefined);
-    assert.deepEqual(doc.components.securitySchemes, { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
-  });
-
-  it('documents custom actions from their declarations', async () => {
-    const registry = await registryOf('blog');
-    const actions = actionsContribution(() => [
-      {
-        method: 'POST',
-        path: '/posts/:id/publish',
-        model: 'Post',
-        summary: 'Publish a post',
-        request: { type: 'object', properties: { at: { type: 'string', format: 'date-time' } } },
-        response: { type: 'object', properties: { data: { $ref: '#/components/schemas/Post' } } },
-        parameters: [{ name: 'notify', description: 'send e-mails' }, { name: 'X-Reason', in: 'header' }],
-        security: [{ scheme: 'bearerAuth', definition: { type: 'http', scheme: 'bearer' }, scopes: ['posts:publish'] }],
-        errors: ['404', '422'],
-      },
-    ]);
-    const served = new Set(['POST /api/posts/:id/publish']);
-    const doc = buildDocument({ registry, config: resolveConfig({}), authHooks: () => [], contributions: [...builtInContributions, actions], served }) as any;
-    const op = doc.paths['/posts/{id}/publish'].post;
-    assert.equal(op.operationId, 'postPostsIdPublish');
-    assert.deepEqual(op.tags, ['Post']);
-    assert.deepEqual(
-      op.parameters.map((p: any) => `${p.in}:${p.name}:${p.required ?? false}`),
-      ['path:id:true', 'query:notify:false', 'header:X-Reason:false'],
-    );
-    assert.deepEqual(Object.keys(op.responses), ['200', '404', '422', '500']);
-    assert.deepEqual(op.security, [{ bearerAuth: ['posts:publish'] }]);
-    assert.deepEqual(doc.components.securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer' } });
-    assert.equal(op.requestBody.content['application/json'].schema.properties.at.format, 'date-time');
+    assert.deepEqual(doc.components.securitySchemes, { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
   });
 
   it('names both sides when two contributions document one operation', async () => {
     const registry = await registryOf('blog');
     const twice: PathContribution = { name: 'second live', contribute: (doc) => doc.operation('get', '/live', { responses: {} }) };
     assert.throws(
-      () => buildDocument({ registry, config: resolveConfig({}), authHooks: () => [], contributions: [...builtInContributions, twice], served: new Set() }),
+      () => buildDocument({ registry, config: resolveConfig({}), hooks: () => [], contributions: [...builtInContributions, twice], served: new Set() }),
       { message: 'mfx openapi: second live documents GET /live, which is already documented' },
     );
   });
@@ -142,7 +112,7 @@ describe('the test harness response validator', () => {
     const doc = buildDocument({
       registry,
       config: resolveConfig({ documentation: { public: true } }),
-      authHooks: () => [],
+      hooks: () => [],
       contributions: builtInContributions,
       served: new Set(crudRoutes('/api', registry.all().map((m) => m.table))),
     });

@@ -47,14 +47,21 @@ describe('mfx serve', () => {
     const server = serve(['--manifest', manifest, '--db', 'sqlite::memory:', '--port', '0', '--app', 'fixtures/blog/app.ts']);
     const url = await server.url;
     assert.match(url, /^http:\/\/localhost:\d+\/api$/);
-    const created = await request(`${url.replace('localhost', '127.0.0.1')}/tags`, 'POST', { body: { name: 'cli' } });
+    // The blog app: sign-up is public, other writes need a token from POST /auth/login.
+    const base = url.replace('localhost', '127.0.0.1');
+    const signup = await request(`${base}/users`, 'POST', { body: { name: 'Cli User', email: 'cli@example.com', password: 'long enough' } });
+    assert.equal(signup.status, 201);
+    assert.equal((await request(`${base}/tags`, 'POST', { body: { name: 'cli' } })).status, 401);
+    const login = await request(`${base}/auth/login`, 'POST', { body: { email: 'cli@example.com', password: 'long enough' } });
+    assert.equal(login.status, 200);
+    const created = await request(`${base}/tags`, 'POST', { body: { name: 'cli' }, headers: { authorization: `Bearer ${login.body.data.token}` } });
     assert.equal(created.status, 201);
-    const listed = await request(`${url.replace('localhost', '127.0.0.1')}/tags`, 'GET');
+    const listed = await request(`${base}/tags`, 'GET');
     assert.equal(listed.body.meta.total, 1);
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0);
     const lines = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-    const access = lines.find((l) => l.msg === 'request' && l.method === 'POST');
+    const access = lines.find((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/api/tags' && l.status === 201);
     assert.equal(access.status, 201);
     assert.equal(access.path, '/api/tags');
     assert.ok(access.requestId);
@@ -99,6 +106,26 @@ describe('mfx serve', () => {
     } finally {
       await primary.drop();
       await replica.drop();
+    }
+  });
+
+  it('--production serves an app whose every route has an authenticator or a public declaration', async () => {
+    const manifest = await fixtureManifestDir('blog');
+    const server = serve(['--manifest', manifest, '--db', 'sqlite::memory:', '--port', '0', '--app', 'fixtures/blog/app.ts', '--production']);
+    const url = (await server.url).replace('localhost', '127.0.0.1');
+    assert.equal((await request(`${url}/posts`, 'GET')).status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+  });
+
+  it('--production refuses to start with unprotected routes and lists them', async () => {
+    {
+      const dir = await fixtureManifestDir('blog');
+      const refused = spawnSync(process.execPath, [mfx, 'serve', '--manifest', dir, '--db', 'sqlite::memory:', '--port', '0', '--production'], { cwd: root, encoding: 'utf8' });
+      assert.equal(refused.status, 1);
+      assert.match(refused.stderr, /production validation failed \(31 problems\)/);
+      assert.match(refused.stderr, /Post create \(POST \/api\/posts\) has neither an authenticator nor a public declaration/);
+      assert.match(refused.stderr, /User history \(GET \/api\/users\/:id\/history\)/);
     }
   });
 

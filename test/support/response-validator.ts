@@ -66,8 +66,10 @@ export class ResponseValidator {
       return this.checkBody('/components/schemas/Error', status, text, false);
     }
     const base = pointer('', 'paths', template!.path, verb, 'responses');
-    let response = operation.responses[String(status)];
-    let responsePointer = `${base}/${status}`;
+    // `default` covers any status an operation does not list (custom actions use it).
+    const key = operation.responses[String(status)] ? String(status) : operation.responses.default ? 'default' : String(status);
+    let response = operation.responses[key];
+    let responsePointer = `${base}/${key}`;
     if (!response) {
       if (BEFORE_ROUTING.has(status)) return this.checkBody('/components/schemas/Error', status, text, false);
       return `${method} ${template!.path} answered ${status}, which the document does not list (documented: ${Object.keys(operation.responses).join(', ')})`;

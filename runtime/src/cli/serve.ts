@@ -42,11 +42,8 @@ export async function main(argv: string[]): Promise<number> {
 
   const url = stringFlag(args, 'db') ?? env.dbWriteUrl ?? 'sqlite:./mfx.db';
   app.setDB(openDatabase(url, app.registry, env.dbReadUrl));
-  if (args.flags.has('production')) {
-    const validate = (app as App & { validateProduction?: () => void }).validateProduction;
-    if (!validate) throw new Error('mfx serve: --production needs production validation, which this runtime does not provide yet');
-    validate.call(app);
-  }
+  // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
+  if (args.flags.has('production')) app.validateProduction();
   const { url: listening } = await app.start();
   process.stdout.write(`mfx serving ${listening}\n`);
   return new Promise<number>(() => {});

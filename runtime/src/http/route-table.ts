@@ -67,6 +67,19 @@ export class RouteTable {
     return this.match(method, pattern).kind === 'found';
   }
 
+  /**
+   * The methods already declared on exactly this pattern (a `:param` segment
+   * stands for any parameter name; static segments only match themselves).
+   */
+  declared(pattern: string): string[] {
+    let current: Node | undefined = this.root;
+    for (const segment of pattern.split('/').filter(Boolean)) {
+      current = segment.startsWith(':') ? current.param?.node : current.statics.get(segment);
+      if (!current) return [];
+    }
+    return current.methods ? [...current.methods.keys()] : [];
+  }
+
   match(method: string, path: string): RouteMatch {
     let current: Node | undefined = this.root;
     let params: Record<string, string> | null = null;

@@ -58,14 +58,7 @@ function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, s
  * probes, then one route per (model, method). Built once when the server
  * seals; nothing is looked up by scanning models per request.
  */
-export function buildRouter(
-  config: ResolvedConfig,
-  models: readonly ModelMeta[],
-  routes: RouteServer,
-  probes: ProbeHandlers,
-  /** Mounts routes beyond models and probes (the OpenAPI document, ...) once those are in the table. */
-  extraRoutes: (table: RouteTable) => void = () => {},
-) {
+export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteServer, probes: ProbeHandlers, mountMore?: (table: RouteTable) => void) {
   const prefix = config.pathPrefix;
   const serviceName = config.serviceName;
   const app = polka({
@@ -97,7 +90,8 @@ export function buildRouter(
   for (const model of models) {
     if (model.mounted) mountModel(table, prefix, model, routes);
   }
-  extraRoutes(table);
+  // Custom actions come after the generated routes, so a collision is found and refused.
+  mountMore?.(table);
 
   // Generated routes come last, after router-level middleware, from the precomputed table.
   app.use((req: Request, res: ServerResponse, next: () => void) => {

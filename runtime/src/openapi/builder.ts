@@ -19,8 +19,8 @@ const errorRefs: Record<string, Ref> = Object.fromEntries(Object.entries(errorRe
 export interface DocumentSources {
   registry: Registry;
   config: ResolvedConfig;
-  /** The hooks of the Auth step for one (model, op), as registered; `model` null for routes outside models. */
-  authHooks(model: string | null, op: Op): Hook[];
+  /** The hooks (every step) that run for one (model, op), as registered; `model` null for routes outside models. */
+  hooks(model: string | null, op: Op): readonly Hook[];
 }
 
 /**
@@ -100,7 +100,7 @@ export class DocumentBuilder {
 
   /** The documented auth of one operation; registers its security schemes. */
   auth(model: string | null, op: Op): OperationAuth {
-    const auth = operationAuth(this.sources.authHooks(model, op));
+    const auth = operationAuth(this.sources.hooks(model, op), op);
     for (const [name, scheme] of Object.entries(auth.schemes)) this.securityScheme(name, scheme);
     return auth;
   }

@@ -6,7 +6,8 @@
 import type { ResolvedConfig } from '../config/config.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { Logger } from '../log/logger.js';
-import type { Hook, Op } from '../pipeline/types.js';
+import type { RegisteredHook } from '../pipeline/hook-meta.js';
+import type { Op } from '../pipeline/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { PathContribution } from './builder.js';
 import { buildDocument } from './document.js';
@@ -15,7 +16,8 @@ import type { OpenApiDocument } from './types.js';
 export interface GeneratorSources {
   registry: Registry;
   config: ResolvedConfig;
-  authHooks(model: string | null, op: Op): Hook[];
+  /** Every registered hook that runs for (model, op), any step. */
+  hooks(model: string | null, op: Op): readonly RegisteredHook[];
   contributions: readonly PathContribution[];
   routes: RouteTable;
   log: Logger;
@@ -34,7 +36,7 @@ export class DocumentGenerator {
     return buildDocument({
       registry: this.sources.registry,
       config: this.sources.config,
-      authHooks: (model, op) => this.sources.authHooks(model, op),
+      hooks: (model, op) => this.sources.hooks(model, op).map((e) => e.hook),
       contributions: this.sources.contributions,
       served,
       onUnserved: (method, path) => {

@@ -45,7 +45,7 @@ export const documentRouteContribution: PathContribution = {
   name: 'openapi document',
   contribute(doc) {
     const documentation = doc.config.documentation;
-    const auth = documentation?.public ? null : operationAuth(documentation?.auth ?? []);
+    const auth = documentation?.public ? null : operationAuth(documentation?.auth ?? [], 'read');
     for (const [name, scheme] of Object.entries(auth?.schemes ?? {})) doc.securityScheme(name, scheme);
     const get = {
       operationId: 'openapiDocument',

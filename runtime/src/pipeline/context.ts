@@ -17,6 +17,11 @@ export interface ScopeFilter {
   /** JSON name of the field. */
   field: string;
   value: unknown;
+  /**
+   * The model the equality belongs to. Without it, it applies to the
+   * request's model; with it, wherever that model is read or written.
+   */
+  model?: string;
 }
 
 type Callback = () => unknown;

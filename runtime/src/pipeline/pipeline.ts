@@ -1,6 +1,7 @@
 import { ApiError, ConfigError, RegistrationClosedError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Context } from './context.js';
+import type { RegisteredHook } from './hook-meta.js';
 import { type Hook, type HookScope, type Next, OPS, type Op, POSITIONS, type Position, requiresBeforePosition, STEPS, type Step } from './types.js';
 
 export interface TraceConfig {
@@ -21,7 +22,7 @@ export interface TraceConfig {
 interface HookEntry {
   step: Step;
   hook: Hook;
-  /** The hook as registered (before guarding), for tools that read hook metadata such as the OpenAPI generator. */
+  /** The hook as registered, before error classification wraps it (its metadata lives there). */
   original: Hook;
   position: Position;
   models: ReadonlySet<string> | null;
@@ -53,7 +54,7 @@ export function hookFailure(thrown: unknown, ctx: Context, step: Step): ApiError
  * Wraps a user hook so that what it throws is classified where it happens,
  * while errors coming back up from later links pass through untouched.
  */
-function guard(hook: Hook, step: Step): Hook {
+export function guard(hook: Hook, step: Step): Hook {
   return async (ctx, next) => {
     let downstream: unknown = guard;
     const guardedNext: Next = async () => {
@@ -134,21 +135,32 @@ export class Pipeline {
     return this.entries.some((e) => e.step === step && matches(e, model, op));
   }
 
-  /** The hooks, as registered, that run at this step for this (model, op), in registration order. */
-  hooksFor(step: Step, model: string | null, op: Op): Hook[] {
-    return this.entries.filter((e) => e.step === step && matches(e, model, op)).map((e) => e.original);
+  /** Every hook in registration order, as registered, for startup checks and hook setup. */
+  registered(): RegisteredHook[] {
+    return this.entries.map((e) => ({
+      step: e.step,
+      hook: e.original,
+      position: e.position,
+      models: e.models,
+      ops: e.ops,
+      matches: (model: string | null, op: Op) => matches(e, model, op),
+    }));
   }
 
   seal(): void {
     this.sealed = true;
   }
 
-  /** The chain for one (model, op): per step, before hooks, the default (or replacements), after hooks. */
-  build(model: string | null, op: Op, defaults: StepDefaults, trace: TraceConfig | undefined, log: Logger): Chain {
+  /**
+   * The chain for one (model, op): per step, before hooks, the default (or
+   * replacements), after hooks. `userSteps` limits the steps whose user hooks
+   * join (custom actions run only Auth and Response hooks).
+   */
+  build(model: string | null, op: Op, defaults: StepDefaults, trace: TraceConfig | undefined, log: Logger, userSteps: readonly Step[] = STEPS): Chain {
     const links: Hook[] = [];
     const tracing = trace?.enabled ? trace : null;
     for (const step of STEPS) {
-      const entries = this.entries.filter((e) => e.step === step && matches(e, model, op));
+      const entries = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op)) : [];
       const replace = entries.filter((e) => e.position === 'replace');
       const stepLinks = [
         ...entries.filter((e) => e.position === 'before').map((e) => e.hook),

@@ -59,9 +59,15 @@ export class ModelStore {
     return field.column;
   }
 
+  /** The scope equalities that belong to this model (entries naming another model are for includes and joins). */
+  private own(scope: readonly ScopeFilter[] | undefined): readonly ScopeFilter[] {
+    if (!scope || scope.length === 0) return [];
+    return scope.every((s) => s.model === undefined || s.model === this.model.name) ? scope : scope.filter((s) => s.model === undefined || s.model === this.model.name);
+  }
+
   /** ` AND "col" = ?` for each scope equality, written into `sql`. */
   private whereScope(sql: SqlBuilder, scope: readonly ScopeFilter[] | undefined, alias?: string): void {
-    for (const filter of scope ?? []) {
+    for (const filter of this.own(scope)) {
       sql.text(' AND ');
       if (alias) sql.column(alias, this.column(filter.field));
       else sql.id(this.column(filter.field));
@@ -70,7 +76,7 @@ export class ModelStore {
   }
 
   async findById(db: Executor, id: string, options: StoreOptions = {}): Promise<RecordData | null> {
-    if (!options.scope?.length) {
+    if (!this.own(options.scope).length) {
       const row = await db.get(this.templates.selectById, [id], options);
       return row ? this.decode(row) : null;
     }
@@ -106,7 +112,7 @@ export class ModelStore {
    * stamped over whatever the body says.
    */
   async insert(db: Executor, values: RecordData, options: StoreOptions = {}): Promise<RecordData> {
-    for (const filter of options.scope ?? []) values[filter.field] = filter.value;
+    for (const filter of this.own(options.scope)) values[filter.field] = filter.value;
     const timestamp = now();
     const columns: string[] = ['id'];
     const params: unknown[] = [randomUUID()];
@@ -132,7 +138,8 @@ export class ModelStore {
    * updated_at. Null when no live row in scope has that id.
    */
   async update(db: Executor, id: string, values: RecordData, options: StoreOptions = {}): Promise<RecordData | null> {
-    const scoped = new Set((options.scope ?? []).map((s) => s.field));
+    const scope = this.own(options.scope);
+    const scoped = new Set(scope.map((s) => this.model.field(s.field)?.name ?? s.field));
     const columns: string[] = [];
     const params: unknown[] = [];
     for (const field of this.model.fields) {
@@ -144,7 +151,7 @@ export class ModelStore {
     columns.push('updated_at');
     params.push(now());
 
-    const scopeColumns = (options.scope ?? []).map((s) => this.column(s.field));
+    const scopeColumns = scope.map((s) => this.column(s.field));
     const sql = this.statement(`update:${columns.join('\0')}|${scopeColumns.join('\0')}`, () => {
       const b = new SqlBuilder(this.dialect).text('UPDATE ').id(this.model.table).text(' SET ');
       b.join(columns, ', ', (column, s) => s.id(column).text(' = ').value(null));
@@ -153,7 +160,7 @@ export class ModelStore {
       for (const column of scopeColumns) b.text(' AND ').id(column).text(' = ').value(null);
       return b.text(` RETURNING ${this.selectList}`).sql;
     });
-    params.push(id, ...(options.scope ?? []).map((s) => s.value));
+    params.push(id, ...scope.map((s) => s.value));
     const row = await db.get(sql, params, options);
     return row ? this.decode(row) : null;
   }
@@ -164,7 +171,7 @@ export class ModelStore {
    */
   async remove(db: Executor, id: string, options: StoreOptions = {}): Promise<boolean> {
     const marker = this.model.options.softDelete;
-    const scope = options.scope ?? [];
+    const scope = this.own(options.scope);
     if (scope.length === 0) {
       const result = marker
         ? await db.run(this.templates.softDeleteById!, [marker.type === 'boolean' ? true : now(), now(), id], options)

@@ -1,0 +1,86 @@
+import type { IncomingMessage } from 'node:http';
+import type { ModelMeta } from '../registry/model-meta.js';
+import type { Registry } from '../registry/registry.js';
+import type { ModelStore } from '../store/model-store.js';
+import type { Context } from './context.js';
+import type { Hook, Op, Position, Step } from './types.js';
+
+/** How an authenticator reads its credential, for OpenAPI securitySchemes. */
+export type SecurityScheme =
+  | { type: 'http'; scheme: 'bearer'; bearerFormat?: string }
+  | { type: 'apiKey'; in: 'header'; name: string };
+
+/** What a ready-made hook is, so the app can check and document how hooks combine. */
+export type HookRole = 'authenticator' | 'anonymous' | 'public-read' | 'gate' | 'block' | 'scope' | 'other';
+
+/** A hook as registered on the pipeline: the original function with its step and scope. */
+export interface RegisteredHook {
+  step: Step;
+  hook: Hook;
+  position: Position;
+  models: ReadonlySet<string> | null;
+  ops: ReadonlySet<Op> | null;
+  /** Whether the hook runs for this (model, op); model null is an action. */
+  matches(model: string | null, op: Op): boolean;
+}
+
+/** What a hook's setup sees when the app seals (once, never per request). */
+export interface HookEnvironment {
+  registry: Registry;
+  /** Where this hook was attached. */
+  entry: RegisteredHook;
+  /** Every hook of the pipeline, in registration order. */
+  entries: readonly RegisteredHook[];
+  /** The mounted models the hook's scope covers. */
+  models: ModelMeta[];
+  store(model: string): ModelStore;
+  /** Runs when the server stops (close a Redis client, for example). */
+  onStop(fn: () => Promise<void> | void): void;
+}
+
+export interface HookMeta {
+  role: HookRole;
+  /** How the hook is named in startup errors, e.g. `bearer()`. */
+  label: string;
+  /** Authenticators: the scheme OpenAPI documents. */
+  scheme?: SecurityScheme;
+  /** Authenticators: whether the request carries this authenticator's credential. */
+  present?: (req: IncomingMessage) => boolean;
+  /** Block hooks: the operations refused. */
+  blocks?: readonly Op[];
+  /** Problems production validation reports for this hook (a short secret, for example). */
+  production?: string[];
+  /** Called once per registration when the app seals; throws to refuse startup. */
+  setup?: (env: HookEnvironment) => void;
+}
+
+const META = Symbol.for('mfx.hookMeta');
+
+/**
+ * Attaches metadata to a ready-made hook.
+ *
+ * @example
+ * export const audited = () => describeHook(async (ctx, next) => next(), { role: 'other', label: 'audited()' });
+ */
+export function describeHook<H extends Hook>(hook: H, meta: HookMeta): H {
+  (hook as unknown as Record<symbol, HookMeta>)[META] = meta;
+  return hook;
+}
+
+/** The metadata of a ready-made hook, if it has any. */
+export function hookMeta(hook: Hook): HookMeta | undefined {
+  return (hook as unknown as Record<symbol, HookMeta | undefined>)[META];
+}
+
+/** Per-request facts the security hooks share (kept off the user's `ctx.state`). */
+export interface AuthFlags {
+  /** An allowAnonymous() hook ran for this request. */
+  anonymousAllowed?: boolean;
+}
+
+const FLAGS = Symbol('mfx.authFlags');
+
+export function authFlags(ctx: Context): AuthFlags {
+  const holder = ctx as unknown as Record<symbol, AuthFlags | undefined>;
+  return (holder[FLAGS] ??= {});
+}

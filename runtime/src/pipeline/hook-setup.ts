@@ -1,0 +1,41 @@
+import type { Registry } from '../registry/registry.js';
+import type { ModelStore } from '../store/model-store.js';
+import { hookMeta, type RegisteredHook } from './hook-meta.js';
+import type { Hook, Op, Step } from './types.js';
+
+/** A hook that lives outside the pipeline (an action's own auth or hooks), described like an entry. */
+export function actionEntry(hook: Hook, step: Step): RegisteredHook {
+  return { step, hook, position: 'before', models: null, ops: new Set<Op>(['action']), matches: (model, op) => model === null && op === 'action' };
+}
+
+export interface SetupDeps {
+  registry: Registry;
+  store(model: string): ModelStore;
+  onStop(fn: () => Promise<void> | void): void;
+}
+
+/**
+ * Gives every ready-made hook its one-time setup at seal: the registry, its
+ * scope and its neighbours. A hook that finds its configuration wrong throws,
+ * so startup fails before the first request.
+ */
+export function setupHooks(entries: readonly RegisteredHook[], groups: ReadonlyArray<readonly RegisteredHook[]>, deps: SetupDeps): void {
+  const all = deps.registry.all();
+  const run = (entry: RegisteredHook, neighbours: readonly RegisteredHook[]) => {
+    const meta = hookMeta(entry.hook);
+    if (!meta?.setup) return;
+    meta.setup({
+      registry: deps.registry,
+      entry,
+      entries: neighbours,
+      models: entry.models ? all.filter((m) => entry.models!.has(m.name)) : entry.ops && [...entry.ops].every((op) => op === 'action') ? [] : all,
+      store: deps.store,
+      onStop: deps.onStop,
+    });
+  };
+  for (const entry of entries) run(entry, entries);
+  for (const group of groups) {
+    const neighbours = [...entries, ...group];
+    for (const entry of group) run(entry, neighbours);
+  }
+}
