@@ -6,7 +6,7 @@
  */
 import { actionOperation } from '../actions/openapi.js';
 import type { SecurityDescription } from '../security/describe.js';
-import type { PathContribution } from './builder.js';
+import { headOf, type PathContribution } from './builder.js';
 import { ref } from './types.js';
 import type { HttpMethod, Operation, Schema } from './types.js';
 
@@ -29,7 +29,14 @@ export function actionsContribution(describe: () => SecurityDescription): PathCo
           const scheme = security.schemes[name];
           if (scheme) doc.securityScheme(name, scheme as unknown as Schema);
         }
-        doc.operation(action.method.toLowerCase() as HttpMethod, action.openapiPath, actionOperation(action) as unknown as Operation);
+        const operation = actionOperation(action) as unknown as Operation;
+        const status = String(action.status);
+        const success = operation.responses[status] as { description: string; content?: unknown };
+        // Without a declared response schema the handler may still return data (wrapped in `data`) or nothing (204).
+        if (!success.content) operation.responses[status] = { description: success.description, content: { 'application/json': { schema: { type: 'object', properties: { data: {} }, required: ['data'] } } } };
+        operation.responses['204'] ??= { description: 'the handler returned nothing' };
+        doc.operation(action.method.toLowerCase() as HttpMethod, action.openapiPath, operation);
+        if (action.method === 'GET') doc.operation('head', action.openapiPath, headOf(operation));
       }
     },
   };

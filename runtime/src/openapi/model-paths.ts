@@ -16,13 +16,14 @@ const json = (schema: Schema) => ({ 'application/json': { schema } });
 
 const allowHeader = { Allow: { description: 'the methods this path answers', schema: { type: 'string' } } };
 
-function options(model: ModelMeta, item: boolean): Operation {
-  return {
+function options(doc: DocumentBuilder, model: ModelMeta, item: boolean): Operation {
+  // OPTIONS runs the pipeline too, so the hooks scoped onto it (an unscoped authenticator, say) apply.
+  return doc.secured(model.name, 'options', {
     operationId: `options${model.name}${item ? 'Item' : ''}`,
     summary: 'Allowed methods (browser preflights are answered earlier by CORS middleware)',
     tags: [model.name],
     responses: { '204': { description: 'no body; see Allow', headers: allowHeader } },
-  };
+  });
 }
 
 /** Built-in contribution: CRUD routes and the schemas of every model. */
@@ -76,7 +77,7 @@ function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
       },
     }),
   );
-  doc.operation('options', base, options(model, false));
+  doc.operation('options', base, options(doc, model, false));
 
   const read = secured('read', {
     operationId: `read${model.name}`,
@@ -113,7 +114,7 @@ function documentCollection(doc: DocumentBuilder, model: ModelMeta): void {
       responses: { '204': { description: 'deleted; no body' }, ...doc.errors('404', '409', ...(lock ? ['412'] : []), ...common) },
     }),
   );
-  doc.operation('options', item, options(model, true));
+  doc.operation('options', item, options(doc, model, true));
 }
 
 function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
@@ -144,5 +145,5 @@ function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
       },
     }),
   );
-  doc.operation('options', path, options(model, false));
+  doc.operation('options', path, options(doc, model, false));
 }
