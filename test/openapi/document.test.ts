@@ -336,3 +336,38 @@ describe('Documentation configuration', () => {
     }
   });
 });
+
+describe('OpenAPI document of the blog application (auth hooks and the login action)', () => {
+  it('documents security from the ready-made hooks and the action from its declaration', async () => {
+    const [sqlite] = await backends();
+    const { default: setup } = await import('../../fixtures/blog/app.js');
+    const server = await startServer(sqlite, { setup });
+    try {
+      const doc = (await server.request('GET', '/openapi.json')).body;
+      await assertValidOpenApi(doc);
+      assert.deepEqual(doc.components.securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } });
+      assert.deepEqual(doc.paths['/posts'].post.security, [{ bearerAuth: [] }]);
+      assert.deepEqual(doc.paths['/users'].post.security, [{ bearerAuth: [] }, {}], 'sign-up: anonymous callers allowed');
+      assert.equal(doc.paths['/posts'].get.security, undefined, 'reads are public');
+      const login = doc.paths['/auth/login'].post;
+      assert.equal(login.operationId, 'login');
+      assert.deepEqual(login.requestBody.content['application/json'].schema.required, ['email', 'password']);
+      assert.ok(login.responses['200'].content['application/json'].schema.properties.data.properties.token);
+
+      // Every answer below is checked against that document by the harness.
+      const signUp = await server.request('POST', '/users', { body: { name: 'Ada', email: 'ada@example.com', password: 'correct horse' } });
+      assert.equal(signUp.status, 201);
+      const wrong = await server.request('POST', '/auth/login', { body: { email: 'ada@example.com', password: 'wrong horse' } });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.error.code, 'INVALID_CREDENTIALS');
+      const ok = await server.request('POST', '/auth/login', { body: { email: 'ada@example.com', password: 'correct horse' } });
+      assert.equal(ok.status, 200);
+      const anonymousWrite = await server.request('POST', '/tags', { body: { name: 'x' } });
+      assert.equal(anonymousWrite.status, 401);
+      const tag = await server.request('POST', '/tags', { body: { name: 'x' }, headers: { authorization: `Bearer ${ok.body.data.token}` } });
+      assert.equal(tag.status, 201);
+    } finally {
+      await server.close();
+    }
+  });
+});
