@@ -7,8 +7,7 @@
 import { actionOperation } from '../actions/openapi.js';
 import type { SecurityDescription } from '../security/describe.js';
 import { headOf, type PathContribution } from './builder.js';
-import { ref } from './types.js';
-import type { HttpMethod, Operation, Schema } from './types.js';
+import { type HttpMethod, type Operation, ref, type Schema } from './types.js';
 
 /**
  * Built-in contribution for the app's actions; `describe` is read on every build.

@@ -49,7 +49,6 @@ export interface PathContribution {
 export class DocumentBuilder {
   readonly paths: Record<string, PathItem> = {};
   readonly schemas: Record<string, Schema> = {};
-  readonly parameters: Record<string, Parameter> = {};
   readonly responses: Record<string, Response> = {};
   readonly securitySchemes: Record<string, Schema> = {};
   private contributor = 'the generator';
