@@ -17,6 +17,11 @@ export { Context, type PendingResponse, type ScopeFilter } from './pipeline/cont
 export type { TraceConfig } from './pipeline/pipeline.js';
 export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
 export { transaction } from './hooks/transaction.js';
+export { etag } from './hooks/etag.js';
+export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
+export { type Claim, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
+export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyEntrySchema, historyOf } from './store/history.js';
+export { historyTableName } from './sql/templates.js';
 
 // Errors
 export { ApiError, ConfigError, RegistrationClosedError, type ValidationDetail } from './errors/api-error.js';
