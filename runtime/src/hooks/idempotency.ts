@@ -47,7 +47,10 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
         { field: 'Idempotency-Key', message: `must be 1 to ${MAX_KEY_LENGTH} characters` },
       ]);
     }
-    const key = [callerOf(ctx), ctx.model?.name ?? '', ctx.op, given].join('\0');
+    // Hashed: bounded length, and no NUL bytes (PostgreSQL text refuses them).
+    const key = createHash('sha256')
+      .update([callerOf(ctx), ctx.model?.name ?? '', ctx.op, given].join('\0'))
+      .digest('hex');
     const fingerprint = createHash('sha256')
       .update(ctx.rawBody ?? '')
       .digest('hex');
