@@ -5,7 +5,7 @@ import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { buildProjector, type RecordData } from '../store/codec.js';
 import type { ModelStore, Page } from '../store/model-store.js';
-import { SingletonRows } from '../store/singleton.js';
+import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
 import { etagOf } from '../http/etag.js';
 import type { Context } from './context.js';
 import { historyDefaults } from './history-read.js';
@@ -50,7 +50,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
   const writes = recordWrites(model, store, project);
   // Singletons have no id in the path: the row is resolved (and created on first access) per request.
   const singleton = model.options.singleton ? new SingletonRows(model, store.dialect) : null;
-  const idOf = async (ctx: Context) => (singleton ? singleton.idFor(ctx.db, ctx.scope, { signal: ctx.cancel }) : ctx.params.id);
+  const idOf = async (ctx: Context) => (singleton ? singleton.idFor(ctx.db, singletonScope(ctx, singleton), { signal: ctx.cancel }) : ctx.params.id);
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
     const body = { data: project(record) };
@@ -167,6 +167,16 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
       };
     default:
       return none;
+  }
+}
+
+/** The scope of a singleton request; a scope shape a singleton cannot use is a logged 500. */
+function singletonScope(ctx: Context, singleton: SingletonRows): ScopeColumn[] {
+  try {
+    return singleton.scopeColumns(ctx.scope);
+  } catch (error) {
+    ctx.log.error({ requestId: ctx.requestId, model: singleton.model.name, err: (error as Error).message }, 'singleton scope refused');
+    throw new ApiError('INTERNAL');
   }
 }
 

@@ -11,7 +11,7 @@ import { encodeValue } from './codec.js';
 export const SINGLETON_ID = 'singleton';
 
 /** A scope entry, resolved to the model's field. */
-interface ScopeColumn {
+export interface ScopeColumn {
   field: FieldManifest;
   value: unknown;
 }
@@ -32,10 +32,11 @@ export class SingletonRows {
   ) {}
 
   /**
-   * The scope entries that apply to this model, checked: only plain
-   * equalities on the model's own columns are allowed.
+   * The scope entries that apply to this model (entries naming another
+   * model are skipped), checked: only plain equalities on the model's own
+   * columns are allowed; anything else throws, naming the fix.
    */
-  private scopeColumns(scope: readonly (ScopeFilter & { model?: string })[]): ScopeColumn[] {
+  scopeColumns(scope: readonly (ScopeFilter & { model?: string })[]): ScopeColumn[] {
     const out: ScopeColumn[] = [];
     for (const entry of scope) {
       if (entry.model !== undefined && entry.model !== this.model.name) continue;
@@ -83,10 +84,9 @@ export class SingletonRows {
    * when it does not exist yet.
    *
    * @example
-   * const id = await singletons.idFor(ctx.db, ctx.scope, { signal: ctx.cancel });
+   * const id = await singletons.idFor(ctx.db, singletons.scopeColumns(ctx.scope), { signal: ctx.cancel });
    */
-  async idFor(db: Executor, scope: readonly ScopeFilter[], options: QueryOptions = {}): Promise<string> {
-    const columns = this.scopeColumns(scope);
+  async idFor(db: Executor, columns: ScopeColumn[], options: QueryOptions = {}): Promise<string> {
     const existing = await this.find(db, columns, options);
     if (existing) return existing;
     await this.provision(db, columns, options);
