@@ -21,7 +21,7 @@ export interface DefaultsOptions {
 const notFound = (model: ModelMeta, id: string) => new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
 
 /** Runs a store call, turning driver errors into API errors. */
-export async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -50,7 +50,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
   const writes = recordWrites(model, store, project);
   // Singletons have no id in the path: the row is resolved (and created on first access) per request.
   const singleton = model.options.singleton ? new SingletonRows(model, store.dialect) : null;
-  const idOf = async (ctx: Context) => (singleton ? singleton.idFor(ctx.db, singletonScope(ctx, singleton), { signal: ctx.cancel }) : ctx.params.id);
+  const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
     const body = { data: project(record) };
@@ -87,7 +87,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          const id = await db(ctx, () => idOf(ctx));
+          const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
           const record = await db(ctx, () => store.findById(ctx.db, id, storeOptions(ctx)));
           if (!record) throw notFound(model, id);
           ctx.result = record;
@@ -130,7 +130,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          const id = await db(ctx, () => idOf(ctx));
+          const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
           const record = await db(ctx, () => writes.update(ctx, id, { ...ctx.body }));
           if (!record) throw notFound(model, id);
           ctx.result = record;
