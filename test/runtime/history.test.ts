@@ -1,7 +1,7 @@
 // Versioning: the <model>_history table, the diff rules, the history route and concurrent writers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, transaction } from '@mfx/runtime';
+import { ApiError, historyOf, silentLogger, transaction } from '@mfx/runtime';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -210,6 +210,36 @@ for (const backend of await backends()) {
       } finally {
         await server.app.migrate();
       }
+    });
+
+    it('without the existence-in-scope check the gate falls back to a scoped read: a soft-deleted record answers 404', async () => {
+      const id = (await server.request('POST', '/notes', { body: { title: 'fallback' } })).body.data.id;
+      await server.request('DELETE', `/notes/${id}`);
+      const store = server.app.store('Note') as unknown as { existsInScope?: unknown };
+      store.existsInScope = undefined;
+      try {
+        assert.equal((await server.request('GET', `/notes/${id}/history`)).status, 404);
+        const live = (await server.request('POST', '/notes', { body: { title: 'still readable' } })).body.data.id;
+        assert.equal((await server.request('GET', `/notes/${live}/history`)).status, 200);
+      } finally {
+        delete store.existsInScope;
+      }
+    });
+
+    it('records one row per call of the per-row writer, as referential actions use it inside their transaction', async () => {
+      const model = server.app.registry.get('Note')!;
+      const id = (await server.request('POST', '/notes', { body: { title: 'child', body: 'in folder' } })).body.data.id;
+      const caller = { identity: null, requestId: 'cascade-req', log: silentLogger };
+      await server.app.db.transaction(async (tx) => {
+        const store = server.app.store('Note');
+        const before = (await store.findById(tx, id, { lock: true }))!;
+        const after = (await store.update(tx, id, { body: null }))!;
+        await historyOf(model, tx.dialect)!.record(tx, 'update', before, after, caller);
+      });
+      const res = await server.request('GET', `/notes/${id}/history`);
+      assert.equal(res.body.data[0].version, 2);
+      assert.equal(res.body.data[0].request_id, 'cascade-req');
+      assert.deepEqual(res.body.data[0].diff.body, { old: 'in folder', new: null });
     });
 
     it('N concurrent updates of one record get unique, gapless versions', async () => {
