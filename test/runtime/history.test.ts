@@ -242,6 +242,25 @@ for (const backend of await backends()) {
       assert.deepEqual(res.body.data[0].diff.body, { old: 'in folder', new: null });
     });
 
+    it('the writer retries when a concurrent writer took its version', async () => {
+      const model = server.app.registry.get('Note')!;
+      const id = (await server.request('POST', '/notes', { body: { title: 'retry' } })).body.data.id;
+      const row = (await server.app.store('Note').findById(server.app.db, id))!;
+      const caller = { identity: null, requestId: 'retry-req', log: silentLogger };
+      const writer = historyOf(model, server.app.db.dialect)!;
+      // No row lock here: both transactions read version 1 as the latest; the second collides on the unique index and retries.
+      await Promise.all(
+        [0, 1].map((i) =>
+          server.app.db.transaction(async (tx) => {
+            if (i === 1) await new Promise((r) => setTimeout(r, 20));
+            await writer.record(tx, 'update', row, { ...row, title: `retry ${i}` }, caller);
+            if (i === 0) await new Promise((r) => setTimeout(r, 80));
+          }),
+        ),
+      );
+      assert.deepEqual((await historyRows('note_history', id)).map((r) => Number(r.version)), [1, 2, 3]);
+    });
+
     it('N concurrent updates of one record get unique, gapless versions', async () => {
       const id = (await server.request('POST', '/notes', { body: { title: 'race', stars: 0 } })).body.data.id;
       const n = 12;
