@@ -57,6 +57,19 @@ for (const backend of await backends()) {
       assert.equal((await server.request('DELETE', `/tasks/${t.id}`)).status, 404);
     });
 
+    it('a list filter on the marker lifts the automatic exclusion, so deleted rows are reachable through it', async () => {
+      const gone = (await server.request('POST', '/notes', { body: { title: 'reachable' } })).body.data.id;
+      await server.request('DELETE', `/notes/${gone}`);
+      const store = server.app.store('Note');
+      const marker = server.app.registry.get('Note')!.field('deleted_at')!;
+      const base = { sorts: [], page: 1, limit: 200, include: [], select: null, q: null, cursor: null, locale: null };
+      const hidden = await store.list(server.app.db, { ...base, filters: [] });
+      assert.equal(hidden.records.some((r) => r.id === gone), false);
+      // The query language adds the clause itself to the WHERE; the store only drops its own live condition.
+      const visible = await store.list(server.app.db, { ...base, filters: [{ path: [], field: marker, op: 'not_null', value: null, group: 0 }] });
+      assert.equal(visible.records.some((r) => r.id === gone), true);
+    });
+
     it('a missing id is 404 and writes nothing', async () => {
       const before = await server.app.db.raw('SELECT COUNT(*) AS n FROM notes WHERE deleted_at IS NOT NULL');
       const res = await server.request('DELETE', '/notes/no-such-note');

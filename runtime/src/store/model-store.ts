@@ -8,6 +8,7 @@ import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { buildDecoder, type Decoder, encodeValue, type RecordData } from './codec.js';
+import { asksForDeleted } from './soft-delete.js';
 
 export interface StoreOptions extends QueryOptions {
   /** Equalities every affected row must satisfy (tenancy, force filter). */
@@ -96,7 +97,7 @@ export class ModelStore {
 
   async list(db: Executor, query: ListQuery, options: StoreOptions = {}): Promise<Page> {
     const where = new SqlBuilder(this.dialect).text(' WHERE 1 = 1');
-    if (this.live) where.text(` AND ${this.live}`);
+    if (this.live && !asksForDeleted(query)) where.text(` AND ${this.live}`);
     this.whereScope(where, options.scope);
 
     const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table);
