@@ -8,7 +8,12 @@ import { createHash } from 'node:crypto';
  * etagOf({ data: record }); // '"5d41402abc4b2a76b9719d911017c592"'
  */
 export function etagOf(body: unknown): string {
-  return `"${createHash('md5').update(JSON.stringify(body)).digest('hex')}"`;
+  return etagOfText(JSON.stringify(body));
+}
+
+/** The ETag of JSON text already serialised. */
+export function etagOfText(text: string): string {
+  return `"${createHash('md5').update(text).digest('hex')}"`;
 }
 
 /** An If-Match header: `*`, a list of tags, or null when absent or empty. */

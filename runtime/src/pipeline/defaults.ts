@@ -6,7 +6,6 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import { buildProjector, type RecordData } from '../store/codec.js';
 import type { ModelStore, Page } from '../store/model-store.js';
 import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
-import { etagOf } from '../http/etag.js';
 import type { Context } from './context.js';
 import { historyDefaults } from './history-read.js';
 import { recordWrites } from './record-writes.js';
@@ -53,8 +52,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
   const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
-    const body = { data: project(record) };
-    ctx.respond(status, body, model.options.optimisticLock ? { ETag: etagOf(body) } : undefined);
+    ctx.response = { status, body: { data: project(record) }, etag: model.options.optimisticLock };
   };
 
   switch (op) {
