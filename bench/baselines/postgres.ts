@@ -2,7 +2,7 @@
 // SQL, pool sizes (write 3, read 6), named prepared statements, value parsing
 // and envelopes mfx uses, and nothing else (no hooks, no logs, no validation
 // beyond a type check).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
@@ -34,9 +34,12 @@ const insert = {
 
 type Row = Record<string, unknown>;
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+// Post is optimistic_lock in the blog: single-record responses carry the MD5 ETag of their text.
+function send(res: ServerResponse, status: number, body: unknown, etag = false): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() });
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() };
+  if (etag) headers.ETag = `"${createHash('md5').update(text).digest('hex')}"`;
+  res.writeHead(status, headers);
   res.end(text);
 }
 
@@ -51,7 +54,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (req.method === 'GET' && path.startsWith('/api/posts/')) {
     const { rows } = await readPool.query<Row>({ ...selectById, values: [decodeURIComponent(path.slice('/api/posts/'.length))] });
     if (!rows[0]) return send(res, 404, { error: { code: 'NOT_FOUND', message: 'not found' } });
-    return send(res, 200, { data: rows[0] });
+    return send(res, 200, { data: rows[0] }, true);
   }
   if (req.method === 'GET' && path === '/api/posts') {
     const params = new URLSearchParams(search);
@@ -69,7 +72,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const now = new Date().toISOString();
     const values = [randomUUID(), body.title, body.body ?? '', body.status ?? 'draft', body.views ?? 0, body.userId, now, now];
     const { rows } = await writePool.query<Row>({ ...insert, values });
-    return send(res, 201, { data: rows[0] });
+    return send(res, 201, { data: rows[0] }, true);
   }
   send(res, 404, { error: { code: 'NOT_FOUND', message: 'not found' } });
 }

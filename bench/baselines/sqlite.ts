@@ -1,6 +1,6 @@
 // Hand-written baseline: node:http + better-sqlite3 serving the blog's posts with the
 // same SQL, envelopes and row decoding mfx uses, and nothing else (no hooks, no logs).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Database from 'better-sqlite3';
 
@@ -28,9 +28,12 @@ const decode = (row: Row): Row => ({
   metadata: typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata,
 });
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+// Post is optimistic_lock in the blog: single-record responses carry the MD5 ETag of their text.
+function send(res: ServerResponse, status: number, body: unknown, etag = false): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() });
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() };
+  if (etag) headers.ETag = `"${createHash('md5').update(text).digest('hex')}"`;
+  res.writeHead(status, headers);
   res.end(text);
 }
 
@@ -45,7 +48,7 @@ const server = createServer(async (req, res) => {
   if (req.method === 'GET' && path.startsWith('/api/posts/')) {
     const row = selectById.get(decodeURIComponent(path.slice('/api/posts/'.length))) as Row | undefined;
     if (!row) return send(res, 404, { error: { code: 'NOT_FOUND', message: 'not found' } });
-    return send(res, 200, { data: decode(row) });
+    return send(res, 200, { data: decode(row) }, true);
   }
   if (req.method === 'GET' && path === '/api/posts') {
     const params = new URLSearchParams(search);
@@ -62,7 +65,7 @@ const server = createServer(async (req, res) => {
     }
     const now = new Date().toISOString();
     const row = insert.get(randomUUID(), body.title, body.body ?? '', body.status ?? 'draft', body.views ?? 0, body.userId, now, now) as Row;
-    return send(res, 201, { data: decode(row) });
+    return send(res, 201, { data: decode(row) }, true);
   }
   send(res, 404, { error: { code: 'NOT_FOUND', message: 'not found' } });
 });

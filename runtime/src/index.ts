@@ -34,6 +34,11 @@ export type { ActionDefinition, ActionDescriptor, ActionHandler, ActionInput, Ac
 export type { OperationSecurity, SecurityDescription, StandaloneRoute } from './security/describe.js';
 export { actionOperation, actionPaths, type OpenApiOperation, securityRequirement, securitySchemes } from './actions/openapi.js';
 export { findOneBy } from './store/lookup.js';
+export { etag } from './hooks/etag.js';
+export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
+export { type Claim, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
+export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyEntrySchema, historyOf } from './store/history.js';
+export { historyTableName } from './sql/templates.js';
 
 // Errors
 export { ApiError, ConfigError, RegistrationClosedError, type ValidationDetail } from './errors/api-error.js';

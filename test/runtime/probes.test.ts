@@ -14,6 +14,8 @@ for (const backend of await backends()) {
     let server: TestServer;
     let cacheHealthy = true;
     let checkRuns = 0;
+    /** While set, checks wait for it: concurrent requests overlap however slow the machine is. */
+    let gate: Promise<void> | null = null;
     const seen: string[] = [];
     const tag = (label: string): HttpMiddleware => (req, _res, next) => {
       seen.push(`${label}:${req.url}`);
@@ -28,7 +30,7 @@ for (const backend of await backends()) {
               name: 'cache',
               check: async () => {
                 checkRuns++;
-                await sleep(50);
+                await (gate ?? sleep(50));
                 if (!cacheHealthy) throw new Error('cache down: secret detail');
               },
             },
@@ -62,7 +64,15 @@ for (const backend of await backends()) {
 
     it('shares one run of the checks between concurrent /ready requests', async () => {
       const before = checkRuns;
-      const results = await Promise.all(Array.from({ length: 10 }, () => server.request('GET', '/ready')));
+      let release!: () => void;
+      gate = new Promise((r) => (release = r));
+      const arrived = seen.length;
+      const pending = Promise.all(Array.from({ length: 10 }, () => server.request('GET', '/ready')));
+      // Hold the checks until all ten requests have reached the probe.
+      while (seen.filter((s, i) => i >= arrived && s.startsWith('ready:')).length < 10) await sleep(5);
+      release();
+      gate = null;
+      const results = await pending;
       assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
       assert.equal(checkRuns - before, 1);
     });

@@ -102,10 +102,14 @@ for (const backend of await backends()) {
       const res = await server.request('GET', `/tasks?filter=project.name:eq:Doomsday`, { headers: ACME });
       assert.equal(res.body.meta.total, 0);
     });
-    // TODO(issue 7): history reads run the parent read pipeline; enable when history routes land on main.
-    it('answers 404 for another tenant history (needs issue 7: history)', { skip: 'needs history routes from issue 7' }, async () => {
-      assert.equal((await server.request('GET', `/projects/${globexProject.id}/history`, { headers: ACME })).status, 404);
-      assert.equal((await server.request('GET', `/projects/${acmeProject.id}/history`, { headers: ACME })).status, 200);
+    it('answers 404 for another tenant history and serves the own one', async () => {
+      const foreign = await server.request('GET', `/projects/${globexProject.id}/history`, { headers: ACME });
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.error.code, 'NOT_FOUND');
+      const own = await server.request('GET', `/projects/${acmeProject.id}/history`, { headers: ACME });
+      assert.equal(own.status, 200);
+      assert.ok(own.body.data.length >= 1);
+      assert.ok(own.body.data.every((h: { record_id: string }) => h.record_id === acmeProject.id));
     });
   });
 

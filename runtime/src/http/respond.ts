@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
+import { etagOfText } from './etag.js';
 import type { Context } from '../pipeline/context.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -43,7 +44,7 @@ export interface ResponseDefaults {
 }
 
 /** Writes a JSON (or empty) response with the request's headers. */
-export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>): void {
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>, etag = false): void {
   if (res.headersSent || res.writableEnded) return;
   if (body === undefined || status === 204 || status === 304) {
     res.writeHead(status, headers);
@@ -51,6 +52,7 @@ export function writeJson(res: ServerResponse, status: number, body: unknown, he
     return;
   }
   const text = JSON.stringify(body);
+  if (etag && headers.ETag === undefined) headers.ETag = etagOfText(text);
   headers['Content-Type'] = 'application/json; charset=utf-8';
   headers['Content-Length'] = Buffer.byteLength(text);
   res.writeHead(status, headers);
@@ -78,7 +80,7 @@ export function sendContext(ctx: Context, defaults: ResponseDefaults): void {
   }
   const headers = baseHeaders(ctx, defaults);
   if (response.headers) Object.assign(headers, response.headers);
-  writeJson(ctx.res, response.status, response.body, headers);
+  writeJson(ctx.res, response.status, response.body, headers, response.etag);
 }
 
 export function sendError(ctx: Context, error: ApiError, defaults: ResponseDefaults): void {

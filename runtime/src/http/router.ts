@@ -135,6 +135,10 @@ function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes:
   table.add('PATCH', item, handle('update'));
   table.add('DELETE', item, handle('delete'));
   table.add('OPTIONS', item, handle('options'));
+  if (model.options.versioned) {
+    table.add('GET', `${item}/history`, handle('history'));
+    table.add('HEAD', `${item}/history`, handle('history'));
+  }
 }
 
 function mountProbes(table: RouteTable, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined): void {

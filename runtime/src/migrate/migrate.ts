@@ -1,7 +1,7 @@
 import type { Adapter, ColumnInfo } from '../db/adapter.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import { columnDefinitions, constraintName } from '../sql/templates.js';
+import { buildHistoryTemplates, columnDefinitions, constraintName } from '../sql/templates.js';
 
 export interface MigrationReport {
   createdTables: string[];
@@ -33,6 +33,7 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
       reportDrift(model, columns, adapter, report);
     }
     for (const statement of templates.createIndexes) await adapter.exec(statement);
+    await createHistoryTable(adapter, model, existing, report);
   }
   // PostgreSQL checks referenced tables exist, so constraints come after every table.
   for (const model of models) {
@@ -45,6 +46,17 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
     logger.info({ createdTables: report.createdTables, addedColumns: report.addedColumns }, 'migration applied');
   }
   return report;
+}
+
+/** The `<model>_history` table of a versioned model: created once, never altered. */
+async function createHistoryTable(adapter: Adapter, model: ModelMeta, existing: ReadonlyMap<string, ColumnInfo[]>, report: MigrationReport): Promise<void> {
+  const history = buildHistoryTemplates(model.manifest, adapter.dialect);
+  if (!history) return;
+  if (!existing.has(history.table)) {
+    await adapter.exec(history.createTable);
+    report.createdTables.push(history.table);
+  }
+  for (const statement of history.createIndexes) await adapter.exec(statement);
 }
 
 async function addMissingColumns(

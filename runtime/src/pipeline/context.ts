@@ -10,6 +10,11 @@ export interface PendingResponse {
   /** JSON-serialisable body; undefined sends no body. */
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Add `ETag`, the quoted MD5 of the JSON text as it is written (optimistic
+   * locking): computed from the one serialisation the response makes.
+   */
+  etag?: boolean;
 }
 
 /** An equality a scope hook (tenancy, force filter) adds to every read and write of the request. */

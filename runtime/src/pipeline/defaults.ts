@@ -5,7 +5,10 @@ import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { buildProjector, type RecordData } from '../store/codec.js';
 import type { ModelStore, Page } from '../store/model-store.js';
+import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
 import type { Context } from './context.js';
+import { historyDefaults } from './history-read.js';
+import { recordWrites } from './record-writes.js';
 import type { StepDefaults } from './pipeline.js';
 import type { Hook, Op } from './types.js';
 import { applyDefaults, stripBody, validateBody } from './validate.js';
@@ -43,6 +46,14 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
   const project = buildProjector(model);
   const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
+  const writes = recordWrites(model, store, project);
+  // Singletons have no id in the path: the row is resolved (and created on first access) per request.
+  const singleton = model.options.singleton ? new SingletonRows(model, store.dialect) : null;
+  const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
+  // Locked models always carry the ETag that If-Match is compared against.
+  const single = (ctx: Context, status: number, record: RecordData) => {
+    ctx.response = { status, body: { data: project(record) }, etag: model.options.optimisticLock };
+  };
 
   switch (op) {
     case 'list':
@@ -74,13 +85,15 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          const record = await db(ctx, () => store.findById(ctx.db, ctx.params.id, storeOptions(ctx)));
-          if (!record) throw notFound(model, ctx.params.id);
+          const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
+          const record = await db(ctx, () => store.findById(ctx.db, id, storeOptions(ctx)));
+          if (!record) throw notFound(model, id);
           ctx.result = record;
           await next();
         },
         response: async (ctx, next) => {
-          ctx.respond(200, { data: project(ctx.result as RecordData, ctx.query?.select) });
+          if (ctx.query?.select) ctx.respond(200, { data: project(ctx.result as RecordData, ctx.query.select) });
+          else single(ctx, 200, ctx.result as RecordData);
           await next();
         },
       };
@@ -96,11 +109,11 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          ctx.result = await db(ctx, () => store.insert(ctx.db, { ...ctx.body }, storeOptions(ctx)));
+          ctx.result = await db(ctx, () => writes.insert(ctx, { ...ctx.body }));
           await next();
         },
         response: async (ctx, next) => {
-          ctx.respond(201, { data: project(ctx.result as RecordData) });
+          single(ctx, 201, ctx.result as RecordData);
           await next();
         },
       };
@@ -115,13 +128,14 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          const record = await db(ctx, () => store.update(ctx.db, ctx.params.id, { ...ctx.body }, storeOptions(ctx)));
-          if (!record) throw notFound(model, ctx.params.id);
+          const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
+          const record = await db(ctx, () => writes.update(ctx, id, { ...ctx.body }));
+          if (!record) throw notFound(model, id);
           ctx.result = record;
           await next();
         },
         response: async (ctx, next) => {
-          ctx.respond(200, { data: project(ctx.result as RecordData) });
+          single(ctx, 200, ctx.result as RecordData);
           await next();
         },
       };
@@ -129,7 +143,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
       return {
         ...none,
         db: async (ctx, next) => {
-          const removed = await db(ctx, () => store.remove(ctx.db, ctx.params.id, storeOptions(ctx)));
+          const removed = await db(ctx, () => writes.remove(ctx, ctx.params.id));
           if (!removed) throw notFound(model, ctx.params.id);
           ctx.result = null;
           await next();
@@ -139,6 +153,8 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
       };
+    case 'history':
+      return historyDefaults(model, store, none);
     case 'options':
       return {
         ...none,
@@ -149,6 +165,16 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
       };
     default:
       return none;
+  }
+}
+
+/** The scope of a singleton request; a scope shape a singleton cannot use is a logged 500. */
+function singletonScope(ctx: Context, singleton: SingletonRows): ScopeColumn[] {
+  try {
+    return singleton.scopeColumns(ctx.scope);
+  } catch (error) {
+    ctx.log.error({ requestId: ctx.requestId, model: singleton.model.name, err: (error as Error).message }, 'singleton scope refused');
+    throw new ApiError('INTERNAL');
   }
 }
 

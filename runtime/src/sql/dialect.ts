@@ -21,6 +21,19 @@ export interface SqlDialect {
   bool(value: boolean): string;
   /** Whether FOREIGN KEY constraints are declared inline (SQLite) or added afterwards (PostgreSQL). */
   readonly inlineForeignKeys: boolean;
+  /**
+   * Appended to a SELECT that must lock the rows it reads until the
+   * transaction ends (` FOR UPDATE`). Empty on SQLite, whose write
+   * transactions already hold the one writer (BEGIN IMMEDIATE).
+   */
+  readonly lockRowsClause: string;
+  /**
+   * Whether a failed statement poisons the whole transaction (PostgreSQL):
+   * work that may fail without failing the request runs inside a SAVEPOINT.
+   */
+  readonly failedStatementAbortsTransaction: boolean;
+  /** Column type of a timestamp the runtime writes itself (history, idempotency). */
+  readonly timestampType: string;
 }
 
 const quoteIdentifier = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
@@ -54,6 +67,9 @@ export const sqlite: SqlDialect = {
   },
   bool: (value) => (value ? '1' : '0'),
   inlineForeignKeys: true,
+  lockRowsClause: '',
+  failedStatementAbortsTransaction: false,
+  timestampType: 'TEXT',
 };
 
 export const postgres: SqlDialect = {
@@ -91,6 +107,9 @@ export const postgres: SqlDialect = {
   },
   bool: (value) => (value ? 'TRUE' : 'FALSE'),
   inlineForeignKeys: false,
+  lockRowsClause: ' FOR UPDATE',
+  failedStatementAbortsTransaction: true,
+  timestampType: 'timestamptz',
 };
 
 export const dialects: Record<DialectName, SqlDialect> = { sqlite, postgres };

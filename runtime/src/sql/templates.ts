@@ -139,3 +139,54 @@ export function buildSqlTemplates(model: ModelShape, tables: ReadonlyMap<string,
 
   return { createTable, createIndexes, foreignKeys, insert, insertColumns, selectById, update, updateColumns, deleteById, softDeleteById };
 }
+
+/** The history table of a versioned model: name and DDL for one dialect. */
+export interface HistoryTemplates {
+  table: string;
+  createTable: string;
+  createIndexes: string[];
+}
+
+/** `BlogPost` → `blog_post`: the history table is named after the model, not pluralised. */
+function snakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+/** Name of a model's history table: `<snake_case model name>_history`. */
+export function historyTableName(model: Pick<ModelShape, 'name'>): string {
+  return `${snakeCase(model.name)}_history`;
+}
+
+/**
+ * DDL of the `<model>_history` table of a versioned model, or null. The
+ * unique (record_id, version DESC) index is what concurrent writers collide
+ * on; the writer retries when they do.
+ */
+export function buildHistoryTemplates(model: ModelShape, dialect: SqlDialect): HistoryTemplates | null {
+  if (!model.options.versioned) return null;
+  const q = dialect.quote;
+  const table = historyTableName(model);
+  const text = dialect.columnType({ type: 'string' });
+  const integer = dialect.columnType({ type: 'integer' });
+  const columns = [
+    `${q('id')} ${text} PRIMARY KEY`,
+    `${q('record_id')} ${text} NOT NULL`,
+    `${q('version')} ${integer} NOT NULL`,
+    `${q('operation')} ${text} NOT NULL`,
+    `${q('actor_id')} ${text}`,
+    `${q('timestamp')} ${dialect.timestampType} NOT NULL`,
+    `${q('request_id')} ${text}`,
+    `${q('diff')} ${text} NOT NULL`,
+    `${q('snapshot')} ${text}`,
+  ];
+  return {
+    table,
+    createTable: `CREATE TABLE IF NOT EXISTS ${q(table)} (\n  ${columns.join(',\n  ')}\n)`,
+    createIndexes: [
+      `CREATE UNIQUE INDEX IF NOT EXISTS ${q(constraintName('uq', table, 'record_version'))} ON ${q(table)} (${q('record_id')}, ${q('version')} DESC)`,
+    ],
+  };
+}

@@ -8,10 +8,13 @@ import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { buildDecoder, type Decoder, encodeValue, type RecordData } from './codec.js';
+import { asksForDeleted } from './soft-delete.js';
 
 export interface StoreOptions extends QueryOptions {
   /** Equalities every affected row must satisfy (tenancy, force filter). */
   scope?: readonly ScopeFilter[];
+  /** Lock the row read until the transaction ends (optimistic locking, history). */
+  lock?: boolean;
 }
 
 export interface Page {
@@ -76,20 +79,31 @@ export class ModelStore {
   }
 
   async findById(db: Executor, id: string, options: StoreOptions = {}): Promise<RecordData | null> {
-    if (!this.own(options.scope).length) {
+    if (!this.own(options.scope).length && !options.lock) {
       const row = await db.get(this.templates.selectById, [id], options);
       return row ? this.decode(row) : null;
     }
     const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.selectList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
     if (this.live) sql.text(` AND ${this.live}`);
     this.whereScope(sql, options.scope);
+    if (options.lock) sql.text(this.dialect.lockRowsClause);
     const row = await db.get(sql.sql, sql.params, options);
     return row ? this.decode(row) : null;
   }
 
+  /**
+   * Whether a row with this id exists in scope, soft-deleted rows included:
+   * the existence-in-scope check that gates history reads.
+   */
+  async existsInScope(db: Executor, id: string, options: StoreOptions = {}): Promise<boolean> {
+    const sql = new SqlBuilder(this.dialect).text('SELECT 1 AS found FROM ').id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
+    this.whereScope(sql, options.scope);
+    return (await db.get(sql.sql, sql.params, options)) !== undefined;
+  }
+
   async list(db: Executor, query: ListQuery, options: StoreOptions = {}): Promise<Page> {
     const where = new SqlBuilder(this.dialect).text(' WHERE 1 = 1');
-    if (this.live) where.text(` AND ${this.live}`);
+    if (this.live && !asksForDeleted(query)) where.text(` AND ${this.live}`);
     this.whereScope(where, options.scope);
 
     const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table);

@@ -1,0 +1,25 @@
+import { etagOf } from '../http/etag.js';
+import type { Hook } from '../pipeline/types.js';
+
+/**
+ * The cache hook: adds `ETag` (the quoted MD5 of the JSON body, the same tag
+ * optimistic locking compares If-Match with) to successful reads and lists,
+ * and answers 304 without a body when `If-None-Match` carries it. Runs after
+ * the Response step built the body.
+ *
+ * @example
+ * app.use('response', etag(), { position: 'after', ops: ['read', 'list'] });
+ */
+export function etag(): Hook {
+  return async function etag(ctx, next) {
+    await next();
+    const response = ctx.response;
+    if (!response || response.status !== 200 || response.body === undefined) return;
+    if (ctx.op !== 'read' && ctx.op !== 'list' && ctx.op !== 'history') return;
+    const tag = response.headers?.ETag ?? etagOf(response.body);
+    const headers = { ...response.headers, ETag: tag };
+    const ifNoneMatch = ctx.req.headers['if-none-match'];
+    const matches = typeof ifNoneMatch === 'string' && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === tag));
+    ctx.response = matches ? { status: 304, headers } : { ...response, headers };
+  };
+}
