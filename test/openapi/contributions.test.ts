@@ -3,7 +3,7 @@
 // through contributions, and the document keeps exactly the served ones.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { allowAnonymous, apiKey, block, buildDocument, type Hook, type PathContribution, Registry, requireRole } from '@mfx/runtime';
+import { allowAnonymous, apiKey, block, buildDocument, etag, type Hook, idempotency, type PathContribution, rateLimit, Registry, requireRole } from '@mfx/runtime';
 import { resolveConfig } from '../../runtime/src/config/config.js';
 import { builtInContributions } from '../../runtime/src/openapi/contributions.js';
 import { routeKey } from '../../runtime/src/openapi/document.js';
@@ -94,6 +94,21 @@ describe('OpenAPI contributions', () => {
     assert.ok(doc.paths['/tags/{id}'].patch.responses['403']);
     assert.equal(doc.paths['/tags'].post.security, undefined);
     assert.deepEqual(doc.components.securitySchemes, { apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+  });
+
+  it('adds the statuses and request headers hooks declare: etag(), idempotency(), rateLimit()', async () => {
+    const registry = await registryOf('blog');
+    const cache = etag();
+    const once = idempotency();
+    const limited = rateLimit({ requestsPerMinute: 60 });
+    const hooks = (model: string | null, op: string): Hook[] => (model !== 'Tag' ? [] : op === 'read' ? [cache, limited] : op === 'create' ? [once] : []);
+    const doc = buildDocument({ registry, config: resolveConfig({}), hooks, contributions: builtInContributions, served: new Set(crudRoutes('/api', ['tags'])) }) as any;
+    const read = doc.paths['/tags/{id}'].get;
+    assert.deepEqual(Object.keys(read.responses).sort(), ['200', '304', '400', '404', '429', '500', '504']);
+    assert.ok(read.parameters.some((p: any) => p.in === 'header' && p.name === 'If-None-Match'));
+    const create = doc.paths['/tags'].post;
+    assert.deepEqual(create.parameters.map((p: any) => `${p.in}:${p.name}`), ['header:Idempotency-Key']);
+    assert.equal(doc.paths['/tags'].get.responses['429'], undefined, 'only where the hook runs');
   });
 
   it('names both sides when two contributions document one operation', async () => {

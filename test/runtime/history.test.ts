@@ -1,7 +1,7 @@
 // Versioning: the <model>_history table, the diff rules, the history route and concurrent writers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, historyOf, silentLogger, transaction } from '@mfx/runtime';
+import { ApiError, describeHook, historyOf, silentLogger, transaction } from '@mfx/runtime';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -20,19 +20,20 @@ for (const backend of await backends()) {
             if (typeof tenant === 'string') ctx.scope.push({ field: 'tenant', value: tenant });
             await next();
           });
-          app.use('auth', async (ctx, next) => {
+          // Declared as a gate so the OpenAPI document lists its 403 (the harness checks every answer against it).
+          app.use('auth', describeHook(async (ctx, next) => {
             if (ctx.req.headers['x-deny-read'] === 'yes') throw new ApiError('FORBIDDEN', 'read denied');
             await next();
-          }, { models: ['Note'], ops: ['read'] });
+          }, { role: 'gate', label: 'x-deny-read gate' }), { models: ['Note'], ops: ['read'] });
           app.use('auth', async (ctx, next) => {
             ctx.headers['X-History-Hook'] = 'ran';
             await next();
           }, { models: ['Note'], ops: ['history'] });
           app.use('service', transaction(), { models: ['Ledger'] });
-          app.use('db', async (ctx, next) => {
+          app.use('db', describeHook(async (ctx, next) => {
             await next();
             if (ctx.req.headers['x-fail-after'] === 'yes') throw new ApiError('FORBIDDEN', 'refused after the write');
-          }, { models: ['Ledger'] });
+          }, { role: 'gate', label: 'x-fail-after gate' }), { models: ['Ledger'] });
         },
       });
     });

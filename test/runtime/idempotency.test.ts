@@ -1,7 +1,7 @@
 // The idempotency hook: replay, key reuse, failures, concurrency, TTL, scoping and the SQL store.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, idempotency, SqlIdempotencyStore, type App } from '@mfx/runtime';
+import { ApiError, describeHook, idempotency, SqlIdempotencyStore, type App } from '@mfx/runtime';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -22,12 +22,13 @@ for (const backend of await backends()) {
               if (typeof user === 'string') ctx.identity = { userId: user, roles: [], claims: {}, tenantId: null, identityType: 'human', scopes: [], sessionId: null, authMethod: 'test' };
               await next();
             });
-            a.use('service', async (ctx, next) => {
+            // Declared as a gate so the OpenAPI document lists its 403 (the harness checks every answer against it).
+            a.use('service', describeHook(async (ctx, next) => {
               executions++;
               if (ctx.req.headers['x-slow'] === 'yes') await new Promise((r) => setTimeout(r, 100));
               if (ctx.req.headers['x-fail'] === 'yes') throw new ApiError('FORBIDDEN', 'refused once');
               await next();
-            }, { models: ['Order'], ops: ['create'] });
+            }, { role: 'gate', label: 'x-fail gate' }), { models: ['Order'], ops: ['create'] });
           },
         });
       });

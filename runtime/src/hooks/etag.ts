@@ -1,4 +1,5 @@
 import { etagOf } from '../http/etag.js';
+import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
 
 /**
@@ -11,7 +12,7 @@ import type { Hook } from '../pipeline/types.js';
  * app.use('response', etag(), { position: 'after', ops: ['read', 'list'] });
  */
 export function etag(): Hook {
-  return async function etag(ctx, next) {
+  return describeHook(async function etag(ctx, next) {
     await next();
     const response = ctx.response;
     if (!response || response.status !== 200 || response.body === undefined) return;
@@ -21,5 +22,9 @@ export function etag(): Hook {
     const ifNoneMatch = ctx.req.headers['if-none-match'];
     const matches = typeof ifNoneMatch === 'string' && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === tag));
     ctx.response = matches ? { status: 304, headers } : { ...response, headers };
-  };
+  }, {
+    role: 'other',
+    label: 'etag()',
+    openapi: { statuses: ['304'], headers: [{ name: 'If-None-Match', description: 'an ETag read before; a match answers 304 without a body' }] },
+  });
 }

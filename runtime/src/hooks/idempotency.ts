@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
 import type { Context } from '../pipeline/context.js';
+import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
 import { type IdempotencyStore, MemoryIdempotencyStore } from './idempotency-store.js';
 
@@ -38,7 +39,7 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
   const store = options.store ?? new MemoryIdempotencyStore();
   if (!(ttlMs > 0)) throw new Error('mfx: idempotency ttlMs must be a positive number of milliseconds');
 
-  return async function idempotency(ctx, next) {
+  return describeHook(async function idempotency(ctx, next) {
     const header = ctx.req.headers['idempotency-key'];
     if (ctx.op !== 'create' || header === undefined) return next();
     const given = Array.isArray(header) ? header[0] : header;
@@ -83,5 +84,9 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
     } finally {
       if (!stored) await store.release(key).catch((error) => ctx.log.error({ requestId: ctx.requestId, err: String(error) }, 'idempotency release failed'));
     }
-  };
+  }, {
+    role: 'other',
+    label: 'idempotency()',
+    openapi: { headers: [{ name: 'Idempotency-Key', description: 'replays the first 2xx answer for the same key and body (Idempotent-Replayed: true); another body is 422 IDEMPOTENCY_KEY_REUSED' }] },
+  });
 }

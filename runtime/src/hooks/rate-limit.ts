@@ -127,6 +127,7 @@ export function rateLimit(options: RateLimitOptions): Hook {
   return describeHook(hook, {
     role: 'other',
     label: `rateLimit({ requestsPerMinute: ${limit} })`,
+    openapi: { statuses: ['429'] },
     setup({ onStop }) {
       if (store.close) onStop(() => store.close!());
     },

@@ -121,11 +121,17 @@ export class DocumentBuilder {
     return ['500', '504'];
   }
 
-  /** Fills `security` and the auth statuses of an operation from the hooks scoped onto it. */
+  /** Fills `security`, the statuses and the request headers of an operation from the hooks that run for it. */
   secured(model: string | null, op: Op, operation: Operation): Operation {
     const auth = this.auth(model, op);
     if (auth.security) operation.security = auth.security;
-    if (auth.statuses.length > 0) operation.responses = { ...operation.responses, ...this.errors(...auth.statuses) };
+    const errors = auth.statuses.filter((s) => s >= '400');
+    const responses = { ...operation.responses, ...this.errors(...errors) };
+    if (auth.statuses.includes('304')) responses['304'] = { description: 'Not Modified: If-None-Match matched the ETag; no body' };
+    operation.responses = responses;
+    if (auth.headers.length > 0) {
+      operation.parameters = [...(operation.parameters ?? []), ...auth.headers.map((h) => ({ name: h.name, in: 'header' as const, description: h.description, schema: { type: 'string' } }))];
+    }
     return operation;
   }
 }

@@ -127,7 +127,7 @@ function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
     summary: `Read the ${model.name} (created from defaults on first access)`,
     tags,
     parameters: [...modelPieces(model, doc.registry).readParameters],
-    responses: { '200': { description: `the ${model.name}`, content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', ...common) },
+    responses: { '200': { description: `the ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) }, ...doc.errors('400', ...common) },
   });
   doc.operation('get', path, read);
   doc.operation('head', path, headOf(read));
@@ -138,10 +138,11 @@ function documentSingleton(doc: DocumentBuilder, model: ModelMeta): void {
       operationId: `update${model.name}`,
       summary: `Change the ${model.name}`,
       tags,
+      parameters: model.options.optimisticLock ? [ref('parameters', 'ifMatch')] : [],
       requestBody: { required: true, content: json(ref('schemas', names.update)) },
       responses: {
-        '200': { description: `the updated ${model.name}`, content: json(ref('schemas', names.envelope)) },
-        ...doc.errors('400', '409', '413', '422', ...common, '501'),
+        '200': { description: `the updated ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', names.envelope)) },
+        ...doc.errors('400', '409', ...(model.options.optimisticLock ? ['412'] : []), '413', '422', ...common, '501'),
       },
     }),
   );

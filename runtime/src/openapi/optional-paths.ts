@@ -4,7 +4,7 @@
  * document keeps them only once the server actually mounts them.
  */
 import type { ModelMeta } from '../registry/model-meta.js';
-import type { DocumentBuilder, PathContribution } from './builder.js';
+import { type DocumentBuilder, headOf, type PathContribution } from './builder.js';
 import { modelPieces } from './model-pieces.js';
 import { schemaNames } from './model-schemas.js';
 import type { Parameter, Ref } from './types.js';
@@ -13,21 +13,20 @@ import { ref } from './types.js';
 const queryOnly = (params: (Parameter | Ref)[], names: string[]) => params.filter((p) => '$ref' in p || names.includes(p.name));
 
 function history(doc: DocumentBuilder, model: ModelMeta): void {
-  doc.operation(
-    'get',
-    `/${model.table}/{id}/history`,
-    doc.secured(model.name, 'history', {
-      operationId: `history${model.name}`,
-      summary: `Changes of a ${model.name}, newest first`,
-      description: "Runs the record's read pipeline first: a caller who cannot read the record gets 404.",
-      tags: [model.name],
-      parameters: [ref('parameters', 'id'), ref('parameters', 'page'), ref('parameters', 'limit')],
-      responses: {
-        '200': { description: 'a page of history rows', content: { 'application/json': { schema: ref('schemas', schemaNames(model).historyPage) } } },
-        ...doc.errors('400', '404', ...doc.commonStatuses()),
-      },
-    }),
-  );
+  const path = `/${model.table}/{id}/history`;
+  const get = doc.secured(model.name, 'history', {
+    operationId: `history${model.name}`,
+    summary: `Changes of a ${model.name}, newest first`,
+    description: "Runs the record's read pipeline first: a caller who cannot read the record gets 404.",
+    tags: [model.name],
+    parameters: [ref('parameters', 'id'), ref('parameters', 'page'), ref('parameters', 'limit')],
+    responses: {
+      '200': { description: 'a page of history rows', content: { 'application/json': { schema: ref('schemas', schemaNames(model).historyPage) } } },
+      ...doc.errors('400', '404', ...doc.commonStatuses()),
+    },
+  });
+  doc.operation('get', path, get);
+  doc.operation('head', path, headOf(get));
 }
 
 function aggregate(doc: DocumentBuilder, model: ModelMeta): void {

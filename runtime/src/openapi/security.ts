@@ -1,9 +1,12 @@
 /**
  * What auth hooks tell the OpenAPI document. The ready-made hooks carry
  * metadata (`describeHook`): the generator reads the hooks that run for each
- * (model, op) and derives `security`, the 401/403/429 responses and
- * `components.securitySchemes` from their roles, so a scope change shows up
- * in the document at once. Hooks without metadata change nothing.
+ * (model, op) and derives `security`, the 401/403 responses and
+ * `components.securitySchemes` from their roles, plus the statuses and
+ * request headers a hook declares under `openapi` (429 for rateLimit(), 304
+ * and If-None-Match for etag(), Idempotency-Key for idempotency()), so a
+ * scope change shows up in the document at once. Hooks without metadata
+ * change nothing.
  */
 import { hookMeta, type SecurityScheme } from '../pipeline/hook-meta.js';
 import type { Hook, Op } from '../pipeline/types.js';
@@ -13,8 +16,10 @@ import type { SecurityRequirement } from './types.js';
 /** The documented effect of the hooks of one operation. */
 export interface OperationAuth {
   security: SecurityRequirement[] | null;
-  /** 401 (authenticators, gates without a caller), 403 (gates, block, tenancy), 429 (rate limit). */
+  /** 401 (authenticators, gates without a caller), 403 (gates, block, tenancy), and what hooks declare (429, 304, ...). */
   statuses: string[];
+  /** Request headers hooks read (Idempotency-Key, If-None-Match, ...). */
+  headers: { name: string; description: string }[];
   schemes: Record<string, SecurityScheme>;
 }
 
@@ -26,10 +31,13 @@ export interface OperationAuth {
 export function operationAuth(hooks: readonly Hook[], op: Op): OperationAuth {
   const schemes: Record<string, SecurityScheme> = {};
   const statuses = new Set<string>();
+  const headers = new Map<string, string>();
   let anonymous = false;
   for (const hook of hooks) {
     const meta = hookMeta(hook);
     if (!meta) continue;
+    for (const status of meta.openapi?.statuses ?? []) statuses.add(status);
+    for (const header of meta.openapi?.headers ?? []) headers.set(header.name, header.description);
     switch (meta.role) {
       case 'authenticator':
         if (meta.scheme) schemes[schemeName(meta.scheme)] = meta.scheme;
@@ -51,11 +59,9 @@ export function operationAuth(hooks: readonly Hook[], op: Op): OperationAuth {
       case 'scope':
         statuses.add('403');
         break;
-      default:
-        if (meta.label.startsWith('rateLimit(')) statuses.add('429');
     }
   }
   const names = Object.keys(schemes);
   const security = names.length === 0 ? null : [...names.map((name) => ({ [name]: [] as string[] })), ...(anonymous ? [{}] : [])];
-  return { security, statuses: [...statuses].sort(), schemes };
+  return { security, statuses: [...statuses].sort(), schemes, headers: [...headers].map(([name, description]) => ({ name, description })) };
 }

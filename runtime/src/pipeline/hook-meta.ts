@@ -50,6 +50,8 @@ export interface HookMeta {
   blocks?: readonly Op[];
   /** Problems production validation reports for this hook (a short secret, for example). */
   production?: string[];
+  /** What the hook adds to the OpenAPI operations it runs for: statuses it may answer, request headers it reads. */
+  openapi?: { statuses?: string[]; headers?: { name: string; description: string }[] };
   /** Called once per registration when the app seals; throws to refuse startup. */
   setup?: (env: HookEnvironment) => void;
 }

@@ -335,6 +335,30 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/users/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes of a User, newest first
+         * @description Runs the record's read pipeline first: a caller who cannot read the record gets 404.
+         */
+        get: operations["historyUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Changes of a User, newest first (headers only)
+         * @description Runs the record's read pipeline first: a caller who cannot read the record gets 404.
+         */
+        head: operations["historyUserHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2867,6 +2891,92 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             504: components["responses"]["Timeout"];
+        };
+    };
+    historyUser: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of history rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserHistoryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    historyUserHead: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number */
+                page?: components["parameters"]["page"];
+                /** @description page size; default 20, values above 200 are clamped to 200 */
+                limit?: components["parameters"]["limit"];
+            };
+            header?: never;
+            path: {
+                /** @description the record id */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of history rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description as for GET, without a body */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
