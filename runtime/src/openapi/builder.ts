@@ -12,6 +12,13 @@ import { errorResponses, sharedSchemas } from './shared-components.js';
 import type { HttpMethod, Operation, Parameter, PathItem, Ref, Response, Schema } from './types.js';
 import { ref } from './types.js';
 
+/** What a piece of the build added, for replaying it into later builds. */
+export interface Recording {
+  operations: [HttpMethod, string, Operation, (Parameter | Ref)[] | undefined][];
+  responses: Record<string, Response>;
+  securitySchemes: Record<string, Schema>;
+}
+
 /** One shared `$ref` object per error status: documents reference them, nobody mutates them. */
 const errorRefs: Record<string, Ref> = Object.fromEntries(Object.entries(errorResponses).map(([status, entry]) => [status, ref('responses', entry.name)]));
 
@@ -21,6 +28,8 @@ export interface DocumentSources {
   config: ResolvedConfig;
   /** The hooks (every step) that run for one (model, op), as registered; `model` null for routes outside models. */
   hooks(model: string | null, op: Op): readonly Hook[];
+  /** True once the registry, the pipeline and the routes can no longer change: per-model parts may then be reused between builds. */
+  sealed?: boolean;
 }
 
 /**
@@ -52,6 +61,7 @@ export class DocumentBuilder {
   readonly responses: Record<string, Response> = {};
   readonly securitySchemes: Record<string, Schema> = {};
   private contributor = 'the generator';
+  private recording: Recording | null = null;
 
   constructor(readonly sources: DocumentSources) {
     // Shared schemas first, so a model that takes one of their names is reported as a clash.
@@ -82,6 +92,31 @@ export class DocumentBuilder {
     if (item[method]) throw new Error(`mfx openapi: ${this.contributor} documents ${method.toUpperCase()} ${path}, which is already documented`);
     item[method] = operation;
     if (pathParameters) item.parameters ??= pathParameters;
+    this.recording?.operations.push([method, path, operation, pathParameters]);
+  }
+
+  /**
+   * Runs `work` and returns the operations, shared responses and security
+   * schemes it added, so a caller can replay them into a later build instead
+   * of building them again.
+   */
+  record(work: () => void): Recording {
+    const outer = this.recording;
+    const recording: Recording = { operations: [], responses: {}, securitySchemes: {} };
+    this.recording = recording;
+    try {
+      work();
+    } finally {
+      this.recording = outer;
+    }
+    return recording;
+  }
+
+  /** Adds what `record` captured. */
+  replay(recording: Recording): void {
+    for (const [method, path, operation, pathParameters] of recording.operations) this.operation(method, path, operation, pathParameters);
+    for (const [name, response] of Object.entries(recording.responses)) this.responses[name] ??= response;
+    for (const [name, scheme] of Object.entries(recording.securitySchemes)) this.securityScheme(name, scheme);
   }
 
   /** Adds a component schema; a name taken by another schema is an error naming the clash. */
@@ -95,6 +130,7 @@ export class DocumentBuilder {
 
   securityScheme(name: string, scheme: Schema): void {
     this.securitySchemes[name] = scheme;
+    if (this.recording) this.recording.securitySchemes[name] = scheme;
   }
 
   /** The documented auth of one operation; registers its security schemes. */
@@ -111,6 +147,7 @@ export class DocumentBuilder {
       const entry = errorResponses[status];
       if (!entry) throw new Error(`mfx openapi: no shared error response for status ${status}`);
       this.responses[entry.name] ??= entry.response;
+      if (this.recording) this.recording.responses[entry.name] = entry.response;
       out[status] = errorRefs[status];
     }
     return out;

@@ -37,6 +37,8 @@ export class DocumentGenerator {
       registry: this.sources.registry,
       config: this.sources.config,
       hooks: (model, op) => this.sources.hooks(model, op).map((e) => e.hook),
+      // The generator exists only once the handler is built: registry, pipeline and routes are sealed.
+      sealed: this.sources.registry.sealed,
       contributions: this.sources.contributions,
       served,
       onUnserved: (method, path) => {

@@ -6,7 +6,7 @@
  */
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import { type DocumentBuilder, headOf, type PathContribution } from './builder.js';
+import { type DocumentBuilder, headOf, type PathContribution, type Recording } from './builder.js';
 import { schemaNames } from './model-schemas.js';
 import { modelPieces } from './model-pieces.js';
 import type { Operation, Parameter, Ref, Response, Schema } from './types.js';
@@ -33,11 +33,19 @@ export const modelRoutesContribution: PathContribution = {
     for (const model of doc.registry.all()) {
       for (const [name, schema] of Object.entries(modelPieces(model, doc.registry).schemas)) doc.schema(name, schema);
       if (!model.mounted) continue;
-      if (model.options.singleton) documentSingleton(doc, model);
-      else documentCollection(doc, model);
+      // Once everything is sealed a model's operations cannot change: build them once, replay them after.
+      const cached = doc.sources.sealed ? routeCache.get(model) : undefined;
+      if (cached) {
+        doc.replay(cached);
+        continue;
+      }
+      const recording = doc.record(() => (model.options.singleton ? documentSingleton(doc, model) : documentCollection(doc, model)));
+      if (doc.sources.sealed) routeCache.set(model, recording);
     }
   },
 };
+
+const routeCache = new WeakMap<ModelMeta, Recording>();
 
 function etagHeader(model: ModelMeta): Response['headers'] {
   return model.options.optimisticLock ? { ETag: { description: 'quoted MD5 of the body; send it back as If-Match', schema: { type: 'string' } } } : undefined;
