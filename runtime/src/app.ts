@@ -14,6 +14,7 @@ import type { Hook, HookScope, Op, Step } from './pipeline/types.js';
 import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
 import type { ModelMeta } from './registry/model-meta.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
+import { CursorCodec } from './query/cursor.js';
 import { ModelStore } from './store/model-store.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -41,6 +42,7 @@ export class App {
   private readonly inflight: DispatchDeps['inflight'] = { count: 0, drained: null, draining: false };
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
+  private cursors: CursorCodec | null = null;
   private stopping: Promise<void> | null = null;
   private signalHandler: (() => void) | null = null;
 
@@ -168,7 +170,10 @@ export class App {
     const key = `${model.name}\0${op}`;
     let chain = this.chains.get(key);
     if (!chain) {
-      const defaults = modelDefaults(model, op, this.stores.get(model.name)!, { bodyLimit: this.config.bodyLimit });
+      const defaults = modelDefaults(model, op, this.stores.get(model.name)!, {
+        bodyLimit: this.config.bodyLimit,
+        cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
+      });
       chain = this.pipeline.build(model.name, op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);
     }

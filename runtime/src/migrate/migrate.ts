@@ -1,6 +1,7 @@
 import type { Adapter, ColumnInfo } from '../db/adapter.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { searchTableName } from '../sql/dialect.js';
 import { columnDefinitions, constraintName } from '../sql/templates.js';
 
 export interface MigrationReport {
@@ -33,6 +34,7 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
       reportDrift(model, columns, adapter, report);
     }
     for (const statement of templates.createIndexes) await adapter.exec(statement);
+    await createSearchIndex(adapter, model, existing);
   }
   // PostgreSQL checks referenced tables exist, so constraints come after every table.
   for (const model of models) {
@@ -45,6 +47,14 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
     logger.info({ createdTables: report.createdTables, addedColumns: report.addedColumns }, 'migration applied');
   }
   return report;
+}
+
+/** The full-text index; filled from existing rows when it is new and the table is not. */
+async function createSearchIndex(adapter: Adapter, model: ModelMeta, existing: Map<string, ColumnInfo[]>): Promise<void> {
+  const templates = model.sql(adapter.dialect.name);
+  if (!templates.search?.length) return;
+  for (const statement of templates.search) await adapter.exec(statement);
+  if (templates.searchBackfill && existing.has(model.table) && !existing.has(searchTableName(model.table))) await adapter.exec(templates.searchBackfill);
 }
 
 async function addMissingColumns(

@@ -12,11 +12,20 @@ export interface PendingResponse {
   headers?: Record<string, string>;
 }
 
-/** An equality a scope hook (tenancy, force filter) adds to every read and write of the request. */
+/**
+ * An equality a scope hook (tenancy, force filter) adds to every read and write of the request.
+ *
+ * Without `model` it applies to the request's model. With `model` (a model
+ * name) it applies wherever that model is read or written: the request's
+ * model, related models in include, nested filters, sorts through relations
+ * and cascades.
+ */
 export interface ScopeFilter {
   /** JSON name of the field. */
   field: string;
   value: unknown;
+  /** Model name the equality belongs to; absent means the request's model. */
+  model?: string;
 }
 
 type Callback = () => unknown;

@@ -1,6 +1,8 @@
 import { mapDbError } from '../db/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { isMultipart, parseJsonObject, readBody } from '../http/body.js';
+import type { CursorCodec } from '../query/cursor.js';
+import { keysetFor, nextCursor } from '../query/keyset.js';
 import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { buildProjector, type RecordData } from '../store/codec.js';
@@ -12,6 +14,8 @@ import { applyDefaults, stripBody, validateBody } from './validate.js';
 
 export interface DefaultsOptions {
   bodyLimit: number;
+  /** Signs and reads keyset pagination tokens. */
+  cursors: CursorCodec;
 }
 
 const notFound = (model: ModelMeta, id: string) => new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
@@ -53,16 +57,25 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          ctx.result = await db(ctx, () => store.list(ctx.db, ctx.query!, storeOptions(ctx)));
+          const query = ctx.query!;
+          const keyset = keysetFor(model, query, options.cursors);
+          const page = await db(ctx, async () => {
+            const found = await store.list(ctx.db, query, { ...storeOptions(ctx), keyset });
+            await store.include(ctx.db, found.records, query.include, storeOptions(ctx));
+            return found;
+          });
+          if (keyset) page.nextCursor = nextCursor(model, keyset, page.records, page.hasMore ?? false, options.cursors);
+          ctx.result = page;
           await next();
         },
         response: async (ctx, next) => {
           const page = ctx.result as Page;
           const { limit, page: number } = ctx.query!;
-          ctx.respond(200, {
-            data: page.records.map((r) => project(r, ctx.query!.select)),
-            meta: { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) },
-          });
+          const meta =
+            page.total === null
+              ? { limit, next_cursor: page.nextCursor ?? null, has_more: page.hasMore ?? false }
+              : { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) };
+          ctx.respond(200, { data: page.records.map((r) => project(r, ctx.query!.select)), meta });
           await next();
         },
       };
@@ -74,7 +87,11 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          const record = await db(ctx, () => store.findById(ctx.db, ctx.params.id, storeOptions(ctx)));
+          const record = await db(ctx, async () => {
+            const found = await store.findById(ctx.db, ctx.params.id, storeOptions(ctx));
+            if (found && ctx.query?.include.length) await store.include(ctx.db, [found], ctx.query.include, storeOptions(ctx));
+            return found;
+          });
           if (!record) throw notFound(model, ctx.params.id);
           ctx.result = record;
           await next();

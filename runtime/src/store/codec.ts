@@ -44,6 +44,15 @@ export function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
   return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
 }
 
+const decoders = new WeakMap<ModelMeta, Partial<Record<Dialect, Decoder>>>();
+
+/** The decoder of a model, built on first use and kept (for code that reads models other than its own). */
+export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
+  let byDialect = decoders.get(model);
+  if (!byDialect) decoders.set(model, (byDialect = {}));
+  return (byDialect[dialect] ??= buildDecoder(model, dialect));
+}
+
 /** Normalises a value from a request body for storage. */
 export function encodeValue(field: FieldManifest, value: unknown): unknown {
   if (value === null || value === undefined) return null;
