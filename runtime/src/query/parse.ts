@@ -21,11 +21,15 @@ function positiveInt(name: string, raw: string): number {
   return value;
 }
 
+/** Deep enough for any real client; keeps OFFSET well inside every database's integer range. */
+export const MAX_PAGE = 10_000_000;
+
 /** page and limit: limit defaults to 20 and is clamped to 200; below 1 or not a number is 400. */
 export function parsePaging(params: URLSearchParams): { page: number; limit: number } {
   const rawPage = params.get('page');
   const rawLimit = params.get('limit');
   const page = rawPage === null || rawPage === '' ? 1 : positiveInt('page', rawPage);
+  if (page > MAX_PAGE) throw invalid(`page must be at most ${MAX_PAGE}, got "${rawPage!.slice(0, 40)}"`);
   const limit = rawLimit === null || rawLimit === '' ? DEFAULT_LIMIT : Math.min(positiveInt('limit', rawLimit), MAX_LIMIT);
   return { page, limit };
 }
@@ -176,8 +180,16 @@ export function parseCursor(model: ModelMeta, params: URLSearchParams): string |
   return cursor;
 }
 
+/** No column holds NUL (PostgreSQL text refuses it), so a parameter carrying one can only be a mistake or a probe. */
+function refuseNul(params: URLSearchParams): void {
+  for (const [key, value] of params) {
+    if (key.includes('\0') || value.includes('\0')) throw invalid(`query parameter ${quote(key.replaceAll('\0', '\\0'))} contains a NUL character, which no field can hold`);
+  }
+}
+
 /** The read route's parameters: select and include. */
 export function parseReadQuery(model: ModelMeta, params: URLSearchParams): ListQuery {
+  refuseNul(params);
   return {
     filters: [],
     sorts: [],
@@ -193,6 +205,7 @@ export function parseReadQuery(model: ModelMeta, params: URLSearchParams): ListQ
 
 /** The list route's parameters. */
 export function parseListQuery(model: ModelMeta, params: URLSearchParams): ListQuery {
+  refuseNul(params);
   const { page, limit } = parsePaging(params);
   return {
     filters: parseFilters(model, params),
