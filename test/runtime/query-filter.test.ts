@@ -181,6 +181,15 @@ for (const backend of await backends()) {
       await refused(wide, 'too many clauses in filter group 0: at most 8 (query_limits:maxOrGroupClauses)');
     });
 
+    it('per-model query limits override the defaults', async () => {
+      const ok = await server.request('GET', `/categories?${f('name:eq:a')}&${f('kind:eq:b')}`);
+      assert.equal(ok.status, 200);
+      await refused(`${f('name:eq:a')}&${f('kind:eq:b')}&${f('kind:eq:c')}`, 'too many filter clauses: at most 2 (query_limits:maxFilters)', '/categories');
+      await refused('sort=name:asc,name:desc', 'too many sort keys: at most 1 (query_limits:maxSorts)', '/categories');
+      await refused('include=parent,parent.parent', 'too many include paths: at most 1 (query_limits:maxIncludes)', '/categories');
+      await refused(`filter[0]=${encodeURIComponent('kind:eq:a')}&filter[1]=${encodeURIComponent('kind:eq:b')}`, 'too many filter groups: at most 1 (query_limits:maxOrGroups)', '/categories');
+    });
+
     it('nothing is written by a refused query', async () => {
       const before = (await server.request('GET', '/docs?limit=200')).body.meta.total;
       await refused(f('size:eq:abc'), 'filter value "abc" for size is not an integer');
