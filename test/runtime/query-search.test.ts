@@ -74,6 +74,18 @@ for (const backend of await backends()) {
       assert.deepEqual(await codes(`q=${encodeURIComponent('"garden')}`), ['b']);
     });
 
+    it('the migration refills an index that is new or lost its sync triggers', async () => {
+      if (backend.name === 'sqlite') {
+        await server.app.db.raw('DROP TRIGGER docs_fts_ai');
+        const now = new Date().toISOString();
+        await server.app.db.raw('INSERT INTO docs (id, title, code, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [randomUUID(), 'Unindexed budget', 'u', now, now]);
+        await server.app.migrate();
+        assert.deepEqual(await codes('q=unindexed'), ['u']);
+        await server.app.db.raw('DELETE FROM docs WHERE code = ?', ['u']);
+      }
+      assert.deepEqual(await codes('q=unindexed'), []);
+    });
+
     it('q on a model with no searchable field is 400', async () => {
       const res = await server.request('GET', '/owners?q=x');
       assert.equal(res.status, 400);

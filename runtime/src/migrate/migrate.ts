@@ -1,7 +1,6 @@
 import type { Adapter, ColumnInfo } from '../db/adapter.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import { searchTableName } from '../sql/dialect.js';
 import { columnDefinitions, constraintName } from '../sql/templates.js';
 
 export interface MigrationReport {
@@ -49,12 +48,19 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
   return report;
 }
 
-/** The full-text index; filled from existing rows when it is new and the table is not. */
+/**
+ * The full-text index. When the table has rows the index may not have seen
+ * (the index or one of its sync triggers did not exist), it is refilled from
+ * the table once created.
+ */
 async function createSearchIndex(adapter: Adapter, model: ModelMeta, existing: Map<string, ColumnInfo[]>): Promise<void> {
   const templates = model.sql(adapter.dialect.name);
   if (!templates.search?.length) return;
+  const check = adapter.dialect.searchMissingParts(model.table);
+  let stale = false;
+  if (templates.searchBackfill && check && existing.has(model.table)) stale = Number((await adapter.raw(check))[0]?.missing ?? 0) > 0;
   for (const statement of templates.search) await adapter.exec(statement);
-  if (templates.searchBackfill && existing.has(model.table) && !existing.has(searchTableName(model.table))) await adapter.exec(templates.searchBackfill);
+  if (stale) await adapter.exec(templates.searchBackfill!);
 }
 
 async function addMissingColumns(

@@ -42,6 +42,8 @@ export interface SqlDialect {
   searchStatements(table: string, columns: readonly string[]): string[];
   /** Fills a newly created full-text index from the rows already in `table`, or null when the index fills itself. */
   searchBackfill(table: string): string | null;
+  /** A query answering `{ missing }`: how many parts of the full-text index of `table` do not exist yet (null: nothing to check). */
+  searchMissingParts(table: string): string | null;
   /** The row `alias` of `table` matches every word of `words` in `columns`. */
   searchMatch(sql: SqlBuilder, table: string, alias: string, columns: readonly string[], words: readonly string[]): void;
 }
@@ -126,6 +128,10 @@ export const sqlite: SqlDialect = {
       `CREATE TRIGGER IF NOT EXISTS ${trigger('au')} AFTER UPDATE ON ${q(table)} BEGIN INSERT INTO ${fts} (${fts}, rowid, ${cols}) VALUES ('delete', old.rowid, ${values('old')}); INSERT INTO ${fts} (rowid, ${cols}) VALUES (new.rowid, ${values('new')}); END`,
     ];
   },
+  searchMissingParts(table) {
+    const names = ['', '_ai', '_ad', '_au'].map((suffix) => quoteString(searchTableName(table) + suffix));
+    return `SELECT ${names.length} - COUNT(*) AS missing FROM sqlite_master WHERE name IN (${names.join(', ')})`;
+  },
   searchBackfill: (table) => `INSERT INTO ${quoteIdentifier(searchTableName(table))} (${quoteIdentifier(searchTableName(table))}) VALUES ('rebuild')`,
   searchMatch(sql, table, alias, _columns, words) {
     const fts = quoteIdentifier(searchTableName(table));
@@ -190,6 +196,7 @@ export const postgres: SqlDialect = {
     return [`CREATE INDEX IF NOT EXISTS ${name} ON ${quoteIdentifier(table)} USING GIN (${tsvector(columns)})`];
   },
   searchBackfill: () => null,
+  searchMissingParts: () => null,
   searchMatch(sql, _table, alias, columns, words) {
     sql.text(`${tsvector(columns, alias)} @@ plainto_tsquery('simple', `).value(words.join(' ')).text(')');
   },
