@@ -116,6 +116,15 @@ for (const backend of await backends()) {
       await refused(f('counts:has:two'), 'filter value "two" for counts is not a number');
     });
 
+    it('a legacy non-JSON value in a JSON column matches nothing instead of failing', async () => {
+      if (backend.name !== 'sqlite') return; // jsonb cannot hold it
+      const res = await server.request('POST', '/docs', { body: { title: 'Legacy', code: 'L' } });
+      await server.app.db.raw('UPDATE docs SET labels = ?, attrs = ? WHERE id = ?', ['not json', 'nope', res.body.data.id]);
+      assert.deepEqual(await titles(f('labels:has:blue')), ['Alpha report', 'beta notes']);
+      assert.deepEqual(await titles(f('attrs:has:color=red')), ['Alpha report']);
+      await server.app.db.raw('DELETE FROM docs WHERE id = ?', [res.body.data.id]);
+    });
+
     it('a value of the wrong type is 400 INVALID_QUERY', async () => {
       await refused(f('size:eq:abc'), 'filter value "abc" for size is not an integer');
       await refused(f('size:eq:99999999999'), 'filter value "99999999999" for size is not an integer in range');

@@ -87,6 +87,15 @@ for (const backend of await backends()) {
       assert.deepEqual(names(await run({ rootId: x, parentField: 'parentId', direction: 'ancestors', maxDepth: -1 })), ['x@0', 'y@1']);
     });
 
+    it('ids with LIKE wildcards are compared literally on the path', async () => {
+      const now = new Date().toISOString();
+      const insert = 'INSERT INTO categories (id, name, kind, "parentId", created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)';
+      await server.app.db.raw(insert, ['axb', 'axb', 'w', null, now, now]);
+      await server.app.db.raw(insert, ['a_b', 'a_b', 'w', 'axb', now, now]);
+      await server.app.db.raw(insert, ['a%', 'a%', 'w', 'a_b', now, now]);
+      assert.deepEqual(names(await run({ rootId: 'axb', parentField: 'parentId' })), ['axb@0', 'a_b@1', 'a%@2']);
+    });
+
     it('soft-deleted rows are excluded and end the walk', async () => {
       const p = (await server.request('POST', '/categories', { body: { name: 'p', kind: 'sd' } })).body.data.id;
       const q = (await server.request('POST', '/categories', { body: { name: 'q', kind: 'sd', parentId: p } })).body.data.id;

@@ -36,6 +36,8 @@ export interface SqlDialect {
   jsonArrayHas(sql: SqlBuilder, column: string, element: unknown): void;
   /** `<column>` holds a JSON object whose `key` has `value` (compared as text). */
   jsonObjectHas(sql: SqlBuilder, column: string, key: string, value: string): void;
+  /** Position (1-based, 0 when absent) of `needle` in `haystack`, both SQL expressions. */
+  textPosition(haystack: string, needle: string): string;
   /** `<column>` (a text column) is one of `values`, with one statement text whatever their number. */
   inTextValues(sql: SqlBuilder, column: string, values: readonly string[]): void;
   /** Statements that create the full-text index of `columns` (idempotent). */
@@ -104,13 +106,15 @@ export const sqlite: SqlDialect = {
   likeSensitive: (pattern) => ({ operator: 'GLOB ?', value: likeToGlob(pattern) }),
   likeInsensitive: 'LIKE ?',
   likeInsensitiveEscaped: "LIKE ? ESCAPE '\\'",
+  // json_valid first: a legacy scalar in a JSON column matches nothing instead of failing the statement.
   jsonArrayHas(sql, column, element) {
-    sql.text(`EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value = `).value(element).text(')');
+    sql.text(`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} END) WHERE json_each.value = `).value(element).text(')');
   },
   jsonObjectHas(sql, column, key, value) {
-    sql.text(`EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.key = `).value(key);
+    sql.text(`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} END) WHERE json_each.key = `).value(key);
     sql.text(` AND (CASE json_each.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_each.value AS TEXT) END) = `).value(value).text(')');
   },
+  textPosition: (haystack, needle) => `instr(${haystack}, ${needle})`,
   inTextValues(sql, column, values) {
     sql.text(`${column} IN (SELECT value FROM json_each(`).value(JSON.stringify(values)).text('))');
   },
@@ -186,6 +190,7 @@ export const postgres: SqlDialect = {
   jsonObjectHas(sql, column, key, value) {
     sql.text(`${column} ->> `).value(key).text(' = ').value(value);
   },
+  textPosition: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   inTextValues(sql, column, values) {
     // A text[] literal, so the statement stays one prepared shape and the index on the column is used.
     const literal = `{${values.map((v) => `"${v.replace(/["\\]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
