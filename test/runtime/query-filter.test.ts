@@ -171,6 +171,8 @@ for (const backend of await backends()) {
       await refused(`filter[x]=${encodeURIComponent('size:eq:1')}`, 'filter group "filter[x]" needs a non-negative integer index, as in filter[0]=...');
       await refused(`filter[-1]=${encodeURIComponent('size:eq:1')}`, 'filter group "filter[-1]" needs a non-negative integer index, as in filter[0]=...');
       await refused(`filter[1.5]=${encodeURIComponent('size:eq:1')}`, 'filter group "filter[1.5]" needs a non-negative integer index, as in filter[0]=...');
+      await refused(`filter[]=${encodeURIComponent('size:eq:1')}`, 'filter group "filter[]" needs a non-negative integer index, as in filter[0]=...');
+      await refused(`filter[0=${encodeURIComponent('size:eq:1')}`, 'filter group "filter[0" needs a non-negative integer index, as in filter[0]=...');
     });
 
     it('soft-deleted rows are hidden unless the marker is filtered', async () => {

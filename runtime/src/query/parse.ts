@@ -107,9 +107,9 @@ export function parseFilters(model: ModelMeta, params: URLSearchParams): FilterC
   for (const [key, raw] of params) {
     let group = 0;
     if (key !== 'filter') {
-      const index = /^filter\[(.*)\]$/s.exec(key);
-      if (!index) continue;
-      if (!/^\d{1,6}$/.test(index[1])) throw invalid(`filter group ${quote(key)} needs a non-negative integer index, as in filter[0]=...`);
+      if (!key.startsWith('filter[')) continue;
+      const index = /^filter\[(\d{1,6})\]$/.exec(key);
+      if (!index) throw invalid(`filter group ${quote(key)} needs a non-negative integer index, as in filter[0]=...`);
       group = Number(index[1]) + 1;
       groupSizes.set(group, (groupSizes.get(group) ?? 0) + 1);
       if (groupSizes.size > limits.maxOrGroups) throw invalid(`too many filter groups: at most ${limits.maxOrGroups} (query_limits:maxOrGroups)`);
