@@ -19,6 +19,7 @@ import type { Hook, HookScope, Op, Step } from './pipeline/types.js';
 import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
 import type { ModelMeta } from './registry/model-meta.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
+import { CursorCodec } from './query/cursor.js';
 import { ModelStore } from './store/model-store.js';
 import { type ActionDefinition, describeAction } from './actions/action.js';
 import { ActionRegistry } from './actions/registry.js';
@@ -58,6 +59,7 @@ export class App {
   private readonly inflight: DispatchDeps['inflight'] = { count: 0, drained: null, draining: false };
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
+  private cursors: CursorCodec | null = null;
   private stopping: Promise<void> | null = null;
   private readonly actionRegistry = new ActionRegistry();
   /** Routes outside models and actions (global search, standalone files) with their access flags. */
@@ -291,7 +293,10 @@ export class App {
     const key = `${model.name}\0${op}`;
     let chain = this.chains.get(key);
     if (!chain) {
-      const defaults = modelDefaults(model, op, this.stores.get(model.name)!, { bodyLimit: this.config.bodyLimit });
+      const defaults = modelDefaults(model, op, this.stores.get(model.name)!, {
+        bodyLimit: this.config.bodyLimit,
+        cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
+      });
       chain = this.pipeline.build(model.name, op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);
     }
@@ -305,7 +310,9 @@ export class App {
     await adapter.init(this.log);
     if (!this.config.disableAutoMigrate) await this.migrate();
     const handler = this.handler();
-    const server = createHttpServer(handler);
+    // Room for a long request line, so a URI over the 8 KiB limit reaches the guard and gets its
+    // 414 URI_TOO_LONG instead of Node's bodiless 431 at 16 KiB.
+    const server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -394,6 +401,9 @@ export class App {
 }
 
 /** Creates a server from a configuration (step 1 of the startup order). */
+/** Request line plus headers Node accepts before answering 431 itself. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 export function createServer(config: ServerConfig = {}): App {
   return new App(config);
 }

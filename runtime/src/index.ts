@@ -49,9 +49,14 @@ export { type Adapter, type Executor, NestedTransactionError, type Row } from '.
 export { openSqlite, type SqliteOptions } from './db/sqlite.js';
 export { openPostgres, type PostgresOptions } from './db/postgres.js';
 export { type MigrationReport, migrate } from './migrate/migrate.js';
-export type { ModelStore } from './store/model-store.js';
+export type { ModelStore, Page, StoreOptions } from './store/model-store.js';
 
 // OpenAPI
 export { DocumentBuilder, type DocumentSources, type PathContribution } from './openapi/builder.js';
 export { buildDocument, type DocumentInputs } from './openapi/document.js';
 export type { HttpMethod, OpenApiDocument, Operation, Parameter, Schema } from './openapi/types.js';
+
+// Query language and relations
+export { FILTER_OPS, type FilterOp, type ListQuery } from './query/types.js';
+export { type RecursiveQuery, recursiveQuery, type TreeCondition, type TreeRow } from './store/tree.js';
+export type { CascadedChange, CascadeObserver } from './store/referential.js';

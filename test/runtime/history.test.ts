@@ -243,6 +243,28 @@ for (const backend of await backends()) {
       assert.deepEqual(res.body.data[0].diff.body, { old: 'in folder', new: null });
     });
 
+    it('records history for the rows a delete cascades to or clears, in the delete transaction', async () => {
+      const folder = (await server.request('POST', '/folders', { body: { name: 'Inbox' } })).body.data;
+      const page = (await server.request('POST', '/pages', { body: { title: 'Cover', folderId: folder.id } })).body.data;
+      const memo = (await server.request('POST', '/memos', { body: { text: 'Call back', folderId: folder.id } })).body.data;
+      assert.equal((await server.request('DELETE', `/folders/${folder.id}`, { headers: { 'x-user': 'remover' } })).status, 204);
+
+      // The cascaded page is gone, so its history route is 404; its rows are in the table.
+      const pageRows = await server.app.db.raw('SELECT operation, version, actor_id, diff FROM page_history WHERE record_id = ? ORDER BY version', [page.id]);
+      assert.deepEqual(pageRows.map((r) => [r.operation, Number(r.version), r.actor_id]), [['create', 1, null], ['delete', 2, 'remover']]);
+      const pageDiff = typeof pageRows[1].diff === 'string' ? JSON.parse(pageRows[1].diff) : pageRows[1].diff;
+      assert.deepEqual(pageDiff.title, { old: 'Cover', new: null });
+
+      const memoHistory = await server.request('GET', `/memos/${memo.id}/history`);
+      assert.equal(memoHistory.status, 200);
+      const [update] = memoHistory.body.data;
+      assert.equal(update.operation, 'update');
+      assert.equal(update.version, 2);
+      assert.equal(update.actor_id, 'remover');
+      assert.deepEqual(update.diff.folderId, { old: folder.id, new: null });
+      assert.equal((await server.request('GET', `/memos/${memo.id}`)).body.data.folderId, null);
+    });
+
     it('the writer retries when a concurrent writer took its version', async () => {
       const model = server.app.registry.get('Note')!;
       const id = (await server.request('POST', '/notes', { body: { title: 'retry' } })).body.data.id;

@@ -93,14 +93,34 @@ for (const backend of await backends()) {
       assert.equal((await server.request('GET', '/labels')).body.meta.total, 1);
     });
 
-    // TODO(issue 4): include and nested filters honour ScopeFilter.model; enable when the list query language lands on main.
-    it('confines includes to the tenant (needs issue 4: includes)', { skip: 'needs includes from issue 4' }, async () => {
+    it('confines includes to the tenant', async () => {
+      const task = await server.request('POST', '/tasks', { headers: ACME, body: { title: 'Countdown', projectId: acmeProject.id } });
+      assert.equal(task.status, 201);
       const res = await server.request('GET', `/tasks?include=project`, { headers: ACME });
+      assert.equal(res.status, 200, res.text);
+      assert.ok(res.body.data.length >= 1);
       assert.ok(res.body.data.every((t: { project: { tenantId: string } | null }) => !t.project || t.project.tenantId === 'acme'));
+      const projects = await server.request('GET', `/projects?include=tasks`, { headers: GLOBEX });
+      assert.ok(projects.body.data.every((p: { tasks: { tenantId: string }[] }) => p.tasks.every((t) => t.tenantId === 'globex')));
     });
-    it('confines nested filters to the tenant (needs issue 4: nested filters)', { skip: 'needs nested filters from issue 4' }, async () => {
+    it('confines nested filters to the tenant', async () => {
+      // An acme task pointing at globex's project (planted under the API): the nested filter
+      // must not see the foreign project, so it cannot be used to probe globex's names.
+      const now = new Date().toISOString();
+      await server.app.db.raw('INSERT INTO tasks (id, title, "tenantId", "projectId", created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        'planted-task',
+        'Probe',
+        'acme',
+        globexProject.id,
+        now,
+        now,
+      ]);
       const res = await server.request('GET', `/tasks?filter=project.name:eq:Doomsday`, { headers: ACME });
+      assert.equal(res.status, 200, res.text);
       assert.equal(res.body.meta.total, 0);
+      const own = await server.request('GET', `/tasks?filter=project.name:eq:Doomsday`, { headers: GLOBEX });
+      assert.equal(own.status, 200);
+      assert.ok(own.body.data.every((t: { tenantId: string }) => t.tenantId === 'globex'));
     });
     it('answers 404 for another tenant history and serves the own one', async () => {
       const foreign = await server.request('GET', `/projects/${globexProject.id}/history`, { headers: ACME });

@@ -70,6 +70,12 @@ export interface ServerConfig {
   staticDir?: string;
   /** JSON body limit in bytes (default 4 MB). */
   bodyLimit?: number;
+  /**
+   * Secret that signs keyset pagination cursors (HMAC-SHA256). Default: random
+   * per process, so cursors do not survive a restart and replicas do not
+   * share them; set the same value on every replica to keep them valid.
+   */
+  cursorSecret?: string;
   /** Install SIGTERM/SIGINT handlers that stop the server gracefully (default true). */
   handleSignals?: boolean;
 }

@@ -213,6 +213,14 @@ export interface SqlTemplates {
   deleteById: string;
   /** UPDATE of the soft-delete marker by id; null for models without soft delete. */
   softDeleteById: string | null;
+  /**
+   * Idempotent statements that create the full-text index over the searchable
+   * fields (SQLite: an FTS5 external-content table kept in sync by triggers;
+   * PostgreSQL: a GIN index on a tsvector). Empty when nothing is searchable.
+   */
+  search: string[];
+  /** Fills a newly created full-text index from existing rows; null when not needed. */
+  searchBackfill: string | null;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

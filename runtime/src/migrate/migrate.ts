@@ -34,6 +34,7 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
     }
     for (const statement of templates.createIndexes) await adapter.exec(statement);
     await createHistoryTable(adapter, model, existing, report);
+    await createSearchIndex(adapter, model, existing);
   }
   // PostgreSQL checks referenced tables exist, so constraints come after every table.
   for (const model of models) {
@@ -57,6 +58,21 @@ async function createHistoryTable(adapter: Adapter, model: ModelMeta, existing: 
     report.createdTables.push(history.table);
   }
   for (const statement of history.createIndexes) await adapter.exec(statement);
+}
+
+/**
+ * The full-text index. When the table has rows the index may not have seen
+ * (the index or one of its sync triggers did not exist), it is refilled from
+ * the table once created.
+ */
+async function createSearchIndex(adapter: Adapter, model: ModelMeta, existing: Map<string, ColumnInfo[]>): Promise<void> {
+  const templates = model.sql(adapter.dialect.name);
+  if (!templates.search?.length) return;
+  const check = adapter.dialect.searchMissingParts(model.table);
+  let stale = false;
+  if (templates.searchBackfill && check && existing.has(model.table)) stale = Number((await adapter.raw(check))[0]?.missing ?? 0) > 0;
+  for (const statement of templates.search) await adapter.exec(statement);
+  if (stale) await adapter.exec(templates.searchBackfill!);
 }
 
 async function addMissingColumns(

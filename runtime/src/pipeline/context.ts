@@ -17,7 +17,14 @@ export interface PendingResponse {
   etag?: boolean;
 }
 
-/** An equality a scope hook (tenancy, force filter) adds to every read and write of the request. */
+/**
+ * An equality a scope hook (tenancy, force filter) adds to every read and write of the request.
+ *
+ * Without `model` it applies to the request's model. With `model` (a model
+ * name) it applies wherever that model is read or written: the request's
+ * model, related models in include, nested filters, sorts through relations
+ * and cascades.
+ */
 export interface ScopeFilter {
   /** JSON name of the field. */
   field: string;

@@ -1,6 +1,9 @@
 import { mapDbError } from '../db/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { isMultipart, parseJsonObject, readBody } from '../http/body.js';
+import { etagOf } from '../http/etag.js';
+import type { CursorCodec } from '../query/cursor.js';
+import { keysetFor, nextCursor } from '../query/keyset.js';
 import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { buildProjector, type RecordData } from '../store/codec.js';
@@ -15,6 +18,8 @@ import { applyDefaults, stripBody, validateBody } from './validate.js';
 
 export interface DefaultsOptions {
   bodyLimit: number;
+  /** Signs and reads keyset pagination tokens. */
+  cursors: CursorCodec;
 }
 
 const notFound = (model: ModelMeta, id: string) => new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
@@ -52,7 +57,11 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
   const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
-    ctx.response = { status, body: { data: project(record) }, etag: model.options.optimisticLock };
+    const body = { data: project(record, ctx.query?.select) };
+    if (!model.options.optimisticLock) ctx.response = { status, body };
+    // The ETag names the stored record, not a view of it: If-Match is compared with the full record.
+    else if (ctx.query && (ctx.query.select || ctx.query.include.length)) ctx.response = { status, body, headers: { ETag: etagOf({ data: project(record, null, false) }) } };
+    else ctx.response = { status, body, etag: true };
   };
 
   switch (op) {
@@ -64,16 +73,25 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
           await next();
         },
         db: async (ctx, next) => {
-          ctx.result = await db(ctx, () => store.list(ctx.db, ctx.query!, storeOptions(ctx)));
+          const query = ctx.query!;
+          const keyset = keysetFor(model, query, options.cursors);
+          const page = await db(ctx, async () => {
+            const found = await store.list(ctx.db, query, { ...storeOptions(ctx), keyset });
+            await store.include(ctx.db, found.records, query.include, storeOptions(ctx));
+            return found;
+          });
+          if (keyset) page.nextCursor = nextCursor(model, keyset, page.records, page.hasMore ?? false, options.cursors);
+          ctx.result = page;
           await next();
         },
         response: async (ctx, next) => {
           const page = ctx.result as Page;
           const { limit, page: number } = ctx.query!;
-          ctx.respond(200, {
-            data: page.records.map((r) => project(r, ctx.query!.select)),
-            meta: { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) },
-          });
+          const meta =
+            page.total === null
+              ? { limit, next_cursor: page.nextCursor ?? null, has_more: page.hasMore ?? false }
+              : { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) };
+          ctx.respond(200, { data: page.records.map((r) => project(r, ctx.query!.select)), meta });
           await next();
         },
       };
@@ -86,14 +104,17 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
         },
         db: async (ctx, next) => {
           const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
-          const record = await db(ctx, () => store.findById(ctx.db, id, storeOptions(ctx)));
+          const record = await db(ctx, async () => {
+            const found = await store.findById(ctx.db, id, storeOptions(ctx));
+            if (found && ctx.query?.include.length) await store.include(ctx.db, [found], ctx.query.include, storeOptions(ctx));
+            return found;
+          });
           if (!record) throw notFound(model, id);
           ctx.result = record;
           await next();
         },
         response: async (ctx, next) => {
-          if (ctx.query?.select) ctx.respond(200, { data: project(ctx.result as RecordData, ctx.query.select) });
-          else single(ctx, 200, ctx.result as RecordData);
+          single(ctx, 200, ctx.result as RecordData);
           await next();
         },
       };

@@ -4,6 +4,7 @@ import { etagOf, type IfMatch, ifMatchAccepts, parseIfMatch } from '../http/etag
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
 import { historyOf } from '../store/history.js';
+import type { CascadeObserver } from '../store/referential.js';
 import type { ModelStore } from '../store/model-store.js';
 import type { Context } from './context.js';
 
@@ -17,6 +18,31 @@ export interface RecordWrites {
 }
 
 const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
+
+/**
+ * History of the rows a delete cascades to: a cascaded or marked child of a
+ * versioned model gets a `delete` row, a set-null child an `update` row, in
+ * the delete's transaction (the service performs these actions itself so
+ * history sees them).
+ */
+function cascadeHistory(ctx: Context): CascadeObserver {
+  return async (change) => {
+    const history = historyOf(change.model, change.tx.dialect);
+    if (!history) return;
+    if (change.action === 'setNull') await history.record(change.tx, 'update', change.before, change.after, ctx);
+    else await history.record(change.tx, 'delete', change.before, null, ctx);
+  };
+}
+
+/** Whether deleting a row of `model` may cascade to or clear a versioned model's rows. */
+function cascadesReachHistory(model: ModelMeta, seen = new Set<ModelMeta>()): boolean {
+  if (seen.has(model)) return false;
+  seen.add(model);
+  return model.inbound.some(
+    ({ child, relation }) =>
+      (relation.onDelete === 'setNull' && child.options.versioned) || (relation.onDelete === 'cascade' && (child.options.versioned || cascadesReachHistory(child, seen))),
+  );
+}
 
 /**
  * Runs `work` in the request's transaction, or in one of its own when none is
@@ -38,10 +64,13 @@ function inTransaction<T>(ctx: Context, work: (tx: Executor) => Promise<T>): Pro
  * ctx.result = await writes.update(ctx, ctx.params.id, body);
  */
 export function recordWrites(model: ModelMeta, store: ModelStore, project: (record: RecordData) => RecordData): RecordWrites {
+  // Decided once per model: only deletes that can reach a versioned model pay for the observer.
+  const observed = cascadesReachHistory(model);
+  const removeOptions = (ctx: Context) => (observed ? { ...storeOptions(ctx), observe: cascadeHistory(ctx) } : storeOptions(ctx));
   const plain: RecordWrites = {
     insert: (ctx, values) => store.insert(ctx.db, values, storeOptions(ctx)),
     update: (ctx, id, values) => store.update(ctx.db, id, values, storeOptions(ctx)),
-    remove: (ctx, id) => store.remove(ctx.db, id, storeOptions(ctx)),
+    remove: (ctx, id) => store.remove(ctx.db, id, removeOptions(ctx)),
   };
   const history = historyOf(model, store.dialect);
   const locking = model.options.optimisticLock;
@@ -86,7 +115,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, project: (reco
       return inTransaction(ctx, async (tx) => {
         const before = await lockedBefore(ctx, tx, id, ifMatch);
         if (!before) return false;
-        const removed = await store.remove(tx, id, storeOptions(ctx));
+        const removed = await store.remove(tx, id, removeOptions(ctx));
         if (history && removed) await history.record(tx, 'delete', before, null, ctx);
         return removed;
       });

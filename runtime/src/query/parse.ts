@@ -1,8 +1,17 @@
 import { ApiError } from '../errors/api-error.js';
+import type { FieldManifest } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import { DEFAULT_LIMIT, type ListQuery, MAX_LIMIT } from './types.js';
+import { coerceValue, OPERATORS } from './operators.js';
+import { DEFAULT_LIMIT, FILTER_OPS, type FilterClause, type FilterOp, type IncludePath, type ListQuery, MAX_LIMIT, type SortKey } from './types.js';
 
 const invalid = (message: string) => new ApiError('INVALID_QUERY', message);
+
+/** Echoes client text in messages, short and on one line. */
+const quote = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+
+/** How deep relation paths may go: a relation and one nested relation (`author.company`). */
+const MAX_RELATION_DEPTH = 2;
+
 
 /** A positive integer parameter, or a 400 naming it. */
 function positiveInt(name: string, raw: string): number {
@@ -12,11 +21,15 @@ function positiveInt(name: string, raw: string): number {
   return value;
 }
 
+/** Deep enough for any real client; keeps OFFSET well inside every database's integer range. */
+export const MAX_PAGE = 10_000_000;
+
 /** page and limit: limit defaults to 20 and is clamped to 200; below 1 or not a number is 400. */
 export function parsePaging(params: URLSearchParams): { page: number; limit: number } {
   const rawPage = params.get('page');
   const rawLimit = params.get('limit');
   const page = rawPage === null || rawPage === '' ? 1 : positiveInt('page', rawPage);
+  if (page > MAX_PAGE) throw invalid(`page must be at most ${MAX_PAGE}, got "${rawPage!.slice(0, 40)}"`);
   const limit = rawLimit === null || rawLimit === '' ? DEFAULT_LIMIT : Math.min(positiveInt('limit', rawLimit), MAX_LIMIT);
   return { page, limit };
 }
@@ -38,23 +51,171 @@ export function parseSelect(model: ModelMeta, params: URLSearchParams): string[]
   return names.length > 0 ? names : null;
 }
 
-/** The read route's parameters: select (and include, see the relations module). */
+/** `a.b.field`: walks the relation keys and returns the model the field belongs to. */
+function walk(model: ModelMeta, dotted: string, purpose: string, allow: (kind: string) => boolean): { path: string[]; owner: ModelMeta; name: string } {
+  const parts = dotted.split('.');
+  const name = parts.pop()!;
+  if (parts.length > MAX_RELATION_DEPTH) throw invalid(`${purpose} ${quote(dotted)} goes through more than ${MAX_RELATION_DEPTH} relations`);
+  let owner = model;
+  for (const key of parts) {
+    const next = owner.target(key);
+    if (!next) throw invalid(`${purpose} ${quote(dotted)}: ${owner.name} has no relation ${quote(key)}${relationHint(owner)}`);
+    if (!allow(next.relation.kind)) throw invalid(`${purpose} ${quote(dotted)}: ${key} is a ${next.relation.kind} relation; only belongsTo relations can be sorted through`);
+    owner = next.target;
+  }
+  return { path: parts, owner, name };
+}
+
+function relationHint(model: ModelMeta): string {
+  const keys = [...model.relations.keys()];
+  return keys.length ? ` (relations: ${keys.join(', ')})` : ' (it has no relations)';
+}
+
+/** The field a filter or sort names, checked against its directive (base columns name their opt-in setting). */
+function usableField(owner: ModelMeta, name: string, label: string, use: 'filterable' | 'sortable'): FieldManifest {
+  const field = owner.field(name);
+  if (!field || field.hidden || field.writeonly || field.encrypted) {
+    throw invalid(`${label} is not a field of ${owner.name}; ${use} fields: ${owner.fields.filter((f) => f[use]).map((f) => f.name).join(', ') || 'none'}`);
+  }
+  if (!field[use]) {
+    if (field.base) throw invalid(`${label} is a base column of ${owner.name} and is not ${use}; opt in with the model directive base:${field.column}=${use}`);
+    throw invalid(`${label} of ${owner.name} is not ${use}; add the ${use} directive to the field`);
+  }
+  return field;
+}
+
+/** One `field:op:value` clause. The value keeps any further colons (timestamps). */
+export function parseFilter(model: ModelMeta, raw: string, group: number): FilterClause {
+  const first = raw.indexOf(':');
+  if (first <= 0) throw invalid(`filter ${quote(raw)} must look like <field>:<operator>:<value>`);
+  const second = raw.indexOf(':', first + 1);
+  const name = raw.slice(0, first);
+  const op = (second === -1 ? raw.slice(first + 1) : raw.slice(first + 1, second)) as FilterOp;
+  const value = second === -1 ? undefined : raw.slice(second + 1);
+  const row = OPERATORS.get(op);
+  if (!row) throw invalid(`filter ${quote(raw)} has unknown operator ${quote(op)}; operators: ${FILTER_OPS.join(', ')}`);
+  const { path, owner, name: fieldName } = walk(model, name, 'filter', () => true);
+  const field = usableField(owner, fieldName, quote(name), 'filterable');
+  return { path, field, op, value: coerceValue(row, field, value, name), group };
+}
+
+/** `filter` (bare, its own AND term) and `filter[N]` (same N ORed), within the model's query limits. */
+export function parseFilters(model: ModelMeta, params: URLSearchParams): FilterClause[] {
+  const limits = model.queryLimits;
+  const clauses: FilterClause[] = [];
+  const groupSizes = new Map<number, number>();
+  for (const [key, raw] of params) {
+    let group = 0;
+    if (key !== 'filter') {
+      if (!key.startsWith('filter[')) continue;
+      const index = /^filter\[(\d{1,6})\]$/.exec(key);
+      if (!index) throw invalid(`filter group ${quote(key)} needs a non-negative integer index, as in filter[0]=...`);
+      group = Number(index[1]) + 1;
+      groupSizes.set(group, (groupSizes.get(group) ?? 0) + 1);
+      if (groupSizes.size > limits.maxOrGroups) throw invalid(`too many filter groups: at most ${limits.maxOrGroups} (query_limits:maxOrGroups)`);
+      if (groupSizes.get(group)! > limits.maxOrGroupClauses) {
+        throw invalid(`too many clauses in filter group ${group - 1}: at most ${limits.maxOrGroupClauses} (query_limits:maxOrGroupClauses)`);
+      }
+    }
+    if (clauses.length >= limits.maxFilters) throw invalid(`too many filter clauses: at most ${limits.maxFilters} (query_limits:maxFilters)`);
+    clauses.push(parseFilter(model, raw, group));
+  }
+  return clauses;
+}
+
+/** `sort=a:asc,b:desc`, repeatable, left to right; through belongsTo relations (`author.name:asc`). */
+export function parseSorts(model: ModelMeta, params: URLSearchParams): SortKey[] {
+  const sorts: SortKey[] = [];
+  for (const part of params.getAll('sort').flatMap((r) => r.split(','))) {
+    const item = part.trim();
+    if (item === '') continue;
+    const at = item.lastIndexOf(':');
+    const name = at === -1 ? item : item.slice(0, at);
+    const direction = at === -1 ? 'asc' : item.slice(at + 1);
+    if (direction !== 'asc' && direction !== 'desc') throw invalid(`sort ${quote(item)} must end in :asc or :desc`);
+    const { path, owner, name: fieldName } = walk(model, name, 'sort', (kind) => kind === 'belongsTo');
+    const field = usableField(owner, fieldName, quote(name), 'sortable');
+    if (sorts.length >= model.queryLimits.maxSorts) throw invalid(`too many sort keys: at most ${model.queryLimits.maxSorts} (query_limits:maxSorts)`);
+    sorts.push({ path, field, direction });
+  }
+  return sorts;
+}
+
+/** `include=author,comments,author.company`: relation keys, one nested level; `a.b` implies `a`. */
+export function parseIncludes(model: ModelMeta, params: URLSearchParams): IncludePath[] {
+  const paths: IncludePath[] = [];
+  const seen = new Set<string>();
+  for (const part of params.getAll('include').flatMap((r) => r.split(','))) {
+    const item = part.trim();
+    if (item === '' || seen.has(item)) continue;
+    const keys = item.split('.');
+    if (keys.length > MAX_RELATION_DEPTH) throw invalid(`include ${quote(item)} nests more than ${MAX_RELATION_DEPTH} relations`);
+    let owner = model;
+    for (const key of keys) {
+      const next = owner.target(key);
+      if (!next) throw invalid(`include ${quote(item)}: ${owner.name} has no relation ${quote(key)}${relationHint(owner)}`);
+      owner = next.target;
+    }
+    seen.add(item);
+    if (paths.length >= model.queryLimits.maxIncludes) throw invalid(`too many include paths: at most ${model.queryLimits.maxIncludes} (query_limits:maxIncludes)`);
+    paths.push(keys);
+  }
+  return paths;
+}
+
+/** `q`: null when absent or blank; 400 when the model has nothing searchable. */
+export function parseSearch(model: ModelMeta, params: URLSearchParams): string | null {
+  const q = params.get('q');
+  if (q === null || q.trim() === '') return null;
+  if (!model.fields.some((f) => f.searchable)) throw invalid(`q needs searchable fields, and ${model.name} has none; add the searchable directive to its text fields`);
+  return q;
+}
+
+/** `cursor`: null for offset paging; '' or a token for keyset paging on the model's cursor_field. */
+export function parseCursor(model: ModelMeta, params: URLSearchParams): string | null {
+  const cursor = params.get('cursor');
+  if (cursor === null) return null;
+  if (!model.options.cursorField) throw invalid(`cursor pagination needs a cursor field; ${model.name} has none (add the model directive cursor_field:<column>), or page with page and limit`);
+  if (params.get('page') !== null) throw invalid('page and cursor cannot be combined: follow meta.next_cursor instead of page numbers');
+  return cursor;
+}
+
+/** No column holds NUL (PostgreSQL text refuses it), so a parameter carrying one can only be a mistake or a probe. */
+function refuseNul(params: URLSearchParams): void {
+  for (const [key, value] of params) {
+    if (key.includes('\0') || value.includes('\0')) throw invalid(`query parameter ${quote(key.replaceAll('\0', '\\0'))} contains a NUL character, which no field can hold`);
+  }
+}
+
+/** The read route's parameters: select and include. */
 export function parseReadQuery(model: ModelMeta, params: URLSearchParams): ListQuery {
-  return { filters: [], sorts: [], page: 1, limit: 1, include: [], select: parseSelect(model, params), q: null, cursor: null, locale: params.get('locale') };
+  refuseNul(params);
+  return {
+    filters: [],
+    sorts: [],
+    page: 1,
+    limit: 1,
+    include: parseIncludes(model, params),
+    select: parseSelect(model, params),
+    q: null,
+    cursor: null,
+    locale: params.get('locale'),
+  };
 }
 
 /** The list route's parameters. */
 export function parseListQuery(model: ModelMeta, params: URLSearchParams): ListQuery {
+  refuseNul(params);
   const { page, limit } = parsePaging(params);
   return {
-    filters: [],
-    sorts: [],
+    filters: parseFilters(model, params),
+    sorts: parseSorts(model, params),
     page,
     limit,
-    include: [],
+    include: parseIncludes(model, params),
     select: parseSelect(model, params),
-    q: null,
-    cursor: null,
+    q: parseSearch(model, params),
+    cursor: parseCursor(model, params),
     locale: params.get('locale'),
   };
 }

@@ -33,6 +33,8 @@ export class ModelMeta {
   readonly relations: ReadonlyMap<string, RelationManifest>;
   /** BelongsTo relations of other models that target this one; filled when the registry seals. */
   inbound: InboundRelation[] = [];
+  /** Relation key → the related model (and the junction of many-to-many); filled when the registry seals. */
+  related = new Map<string, { target: ModelMeta; through?: ModelMeta }>();
 
   private readonly byName = new Map<string, FieldManifest>();
   private readonly byColumn = new Map<string, FieldManifest>();
@@ -67,6 +69,13 @@ export class ModelMeta {
   /** A field by its JSON name or, failing that, its column name. */
   field(name: string): FieldManifest | undefined {
     return this.byName.get(name) ?? this.byColumn.get(name);
+  }
+
+  /** The model a relation key leads to, once the registry is sealed. */
+  target(key: string): { relation: RelationManifest; target: ModelMeta; through?: ModelMeta } | undefined {
+    const relation = this.relations.get(key);
+    const related = this.related.get(key);
+    return relation && related ? { relation, ...related } : undefined;
   }
 
   fieldByColumn(column: string): FieldManifest | undefined {

@@ -109,7 +109,15 @@ export class Registry {
         }
       }
     }
-    for (const model of this.models.values()) model.inbound = [];
+    for (const model of this.models.values()) {
+      model.inbound = [];
+      model.related = new Map(
+        [...model.relations.values()].map((r) => [
+          r.key,
+          { target: this.models.get(r.target)!, through: r.kind === 'manyToMany' ? this.models.get(r.through) : undefined },
+        ]),
+      );
+    }
     for (const child of this.models.values()) {
       for (const relation of child.relations.values()) {
         if (relation.kind === 'belongsTo') this.models.get(relation.target)!.inbound.push({ child, relation });

@@ -137,7 +137,11 @@ export function buildSqlTemplates(model: ModelShape, tables: ReadonlyMap<string,
     ? `UPDATE ${table} SET ${q(marker.column)} = ${dialect.param(1)}, ${q('updated_at')} = ${dialect.param(2)} WHERE ${q('id')} = ${dialect.param(3)}${andLive}`
     : null;
 
-  return { createTable, createIndexes, foreignKeys, insert, insertColumns, selectById, update, updateColumns, deleteById, softDeleteById };
+  const searchable = model.fields.filter((f) => f.searchable && f.type === 'string').map((f) => f.column);
+  const search = searchable.length > 0 ? dialect.searchStatements(model.table, searchable) : [];
+  const searchBackfill = searchable.length > 0 ? dialect.searchBackfill(model.table) : null;
+
+  return { createTable, createIndexes, foreignKeys, insert, insertColumns, selectById, update, updateColumns, deleteById, softDeleteById, search, searchBackfill };
 }
 
 /** The history table of a versioned model: name and DDL for one dialect. */

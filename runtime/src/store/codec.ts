@@ -44,6 +44,15 @@ export function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
   return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
 }
 
+const decoders = new WeakMap<ModelMeta, Partial<Record<Dialect, Decoder>>>();
+
+/** The decoder of a model, built on first use and kept (for code that reads models other than its own). */
+export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
+  let byDialect = decoders.get(model);
+  if (!byDialect) decoders.set(model, (byDialect = {}));
+  return (byDialect[dialect] ??= buildDecoder(model, dialect));
+}
+
 /** Normalises a value from a request body for storage. */
 export function encodeValue(field: FieldManifest, value: unknown): unknown {
   if (value === null || value === undefined) return null;
@@ -52,12 +61,12 @@ export function encodeValue(field: FieldManifest, value: unknown): unknown {
 }
 
 /** The response projection: visible fields only (never hidden or writeonly), optionally a selection. */
-export function buildProjector(model: ModelMeta): (record: RecordData, select?: readonly string[] | null) => RecordData {
+export function buildProjector(model: ModelMeta): (record: RecordData, select?: readonly string[] | null, withRelations?: boolean) => RecordData {
   const visible = model.visibleFields.map((f) => f.name);
   const entries = visible.map((name) => `${JSON.stringify(name)}: record[${JSON.stringify(name)}]`);
   const all = new Function(`return function project(record) { return { ${entries.join(', ')} }; }`)() as (record: RecordData) => RecordData;
   const relationKeys = [...model.relations.keys()];
-  return (record, select) => {
+  return (record, select, withRelations = true) => {
     let out: RecordData;
     if (select) {
       out = {};
@@ -66,6 +75,7 @@ export function buildProjector(model: ModelMeta): (record: RecordData, select?: 
       out = all(record);
     }
     // Relations loaded by include ride along under their keys.
+    if (!withRelations) return out;
     for (const key of relationKeys) {
       if (key in record) out[key] = record[key];
     }

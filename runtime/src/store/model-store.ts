@@ -8,18 +8,28 @@ import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { buildDecoder, type Decoder, encodeValue, type RecordData } from './codec.js';
-import { asksForDeleted } from './soft-delete.js';
+import { loadIncludes } from './include.js';
+import { type Keyset, ROOT, writeOrder, writeSortJoins, writeWhere } from './list-sql.js';
+import { type CascadeObserver, ReferentialDelete } from './referential.js';
+import { scopeColumn, scopeFor } from './scope.js';
+import { type RecursiveQuery, recursiveQuery, type TreeRow } from './tree.js';
 
 export interface StoreOptions extends QueryOptions {
-  /** Equalities every affected row must satisfy (tenancy, force filter). */
+  /** Equalities every affected row must satisfy (tenancy, force filter); see ScopeFilter for `model`. */
   scope?: readonly ScopeFilter[];
   /** Lock the row read until the transaction ends (optimistic locking, history). */
   lock?: boolean;
+  /** Sees every row a delete cascades to (history and events hook in here). */
+  observe?: CascadeObserver;
 }
 
 export interface Page {
   records: RecordData[];
-  total: number;
+  /** Full match count; null under keyset pagination, which does not count. */
+  total: number | null;
+  /** Keyset pagination: whether rows follow this page, and the token of the next one. */
+  hasMore?: boolean;
+  nextCursor?: string | null;
 }
 
 const now = () => new Date().toISOString();
@@ -35,6 +45,8 @@ export class ModelStore {
   private readonly selectList: string;
   private readonly live: string | null;
   private readonly statements = new Map<string, string>();
+  private readonly rootSelect: string;
+  private readonly referential: ReferentialDelete;
 
   constructor(
     readonly model: ModelMeta,
@@ -44,6 +56,8 @@ export class ModelStore {
     this.templates = model.sql(dialect.name);
     this.selectList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
     this.live = notDeleted(model.manifest, dialect);
+    this.rootSelect = `SELECT ${model.columns.map((c) => `${dialect.quote(ROOT)}.${dialect.quote(c.column)}`).join(', ')} FROM ${dialect.quote(model.table)} ${dialect.quote(ROOT)}`;
+    this.referential = new ReferentialDelete(dialect);
   }
 
   /** Cached SQL text for a statement shape. */
@@ -56,30 +70,18 @@ export class ModelStore {
     return sql;
   }
 
-  private column(name: string): string {
-    const field = this.model.field(name);
-    if (!field) throw new Error(`mfx: scope names unknown field ${name} of ${this.model.name}`);
-    return field.column;
+  /** The scope entries that apply to this model as the request's model. */
+  private own(scope: readonly ScopeFilter[] | undefined): ScopeFilter[] {
+    return scopeFor(this.model, scope, true);
   }
 
-  /** The scope equalities that belong to this model (entries naming another model are for includes and joins). */
-  private own(scope: readonly ScopeFilter[] | undefined): readonly ScopeFilter[] {
-    if (!scope || scope.length === 0) return [];
-    return scope.every((s) => s.model === undefined || s.model === this.model.name) ? scope : scope.filter((s) => s.model === undefined || s.model === this.model.name);
-  }
-
-  /** ` AND "col" = ?` for each scope equality, written into `sql`. */
-  private whereScope(sql: SqlBuilder, scope: readonly ScopeFilter[] | undefined, alias?: string): void {
-    for (const filter of this.own(scope)) {
-      sql.text(' AND ');
-      if (alias) sql.column(alias, this.column(filter.field));
-      else sql.id(this.column(filter.field));
-      sql.text(' = ').value(filter.value);
-    }
+  /** ` AND "col" = ?` for each scope equality of this model, written into `sql`. */
+  private whereScope(sql: SqlBuilder, scope: readonly ScopeFilter[] | undefined): void {
+    for (const filter of this.own(scope)) sql.text(' AND ').id(scopeColumn(this.model, filter)).text(' = ').value(filter.value);
   }
 
   async findById(db: Executor, id: string, options: StoreOptions = {}): Promise<RecordData | null> {
-    if (!this.own(options.scope).length && !options.lock) {
+    if (this.own(options.scope).length === 0 && !options.lock) {
       const row = await db.get(this.templates.selectById, [id], options);
       return row ? this.decode(row) : null;
     }
@@ -101,23 +103,41 @@ export class ModelStore {
     return (await db.get(sql.sql, sql.params, options)) !== undefined;
   }
 
-  async list(db: Executor, query: ListQuery, options: StoreOptions = {}): Promise<Page> {
-    const where = new SqlBuilder(this.dialect).text(' WHERE 1 = 1');
-    if (this.live && !asksForDeleted(query)) where.text(` AND ${this.live}`);
-    this.whereScope(where, options.scope);
-
-    const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table);
-    count.sql += where.sql;
-    count.params.push(...where.params);
-
-    const select = new SqlBuilder(this.dialect).text(`SELECT ${this.selectList} FROM `).id(this.model.table);
-    select.sql += where.sql;
-    select.params.push(...where.params);
-    select.text(' ORDER BY ').id('id').text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
+  /**
+   * A page of records: filters, groups, search, sorts (through belongsTo
+   * joins) and offset paging with a full count, or keyset paging (`keyset`)
+   * that fetches one row more to know whether another page follows.
+   */
+  async list(db: Executor, query: ListQuery, options: StoreOptions & { keyset?: Keyset | null } = {}): Promise<Page> {
+    const keyset = options.keyset ?? null;
+    const input = { query, scope: options.scope, keyset };
+    const select = new SqlBuilder(this.dialect).text(this.rootSelect);
+    const joins = keyset ? new Map([['', ROOT]]) : writeSortJoins(select, this.model, query.sorts, options.scope);
+    writeWhere(select, this.model, input);
+    writeOrder(select, this.model, query.sorts, joins, keyset);
+    if (keyset) {
+      select.text(' LIMIT ').value(query.limit + 1);
+      const rows = await db.all(select.sql, select.params, options);
+      const hasMore = rows.length > query.limit;
+      return { records: rows.slice(0, query.limit).map(this.decode), total: null, hasMore };
+    }
+    select.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
+    const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table).text(' ').id(ROOT);
+    writeWhere(count, this.model, input);
 
     const rows = await db.all(select.sql, select.params, options);
     const totalRow = await db.get(count.sql, count.params, options);
     return { records: rows.map(this.decode), total: Number(totalRow?.n ?? 0) };
+  }
+
+  /** Loads `include` relations into decoded records (one statement per relation and level). */
+  async include(db: Executor, records: RecordData[], paths: ListQuery['include'], options: StoreOptions = {}): Promise<void> {
+    await loadIncludes(db, this.dialect, this.model, records, paths, options.scope, options);
+  }
+
+  /** The spec's RecursiveQuery on this model: the rows under (or above) a root, with `_depth`. */
+  async tree(db: Executor, query: RecursiveQuery, options: StoreOptions = {}): Promise<TreeRow[]> {
+    return recursiveQuery(db, this.model, query, options);
   }
 
   /**
@@ -152,8 +172,8 @@ export class ModelStore {
    * updated_at. Null when no live row in scope has that id.
    */
   async update(db: Executor, id: string, values: RecordData, options: StoreOptions = {}): Promise<RecordData | null> {
-    const scope = this.own(options.scope);
-    const scoped = new Set(scope.map((s) => this.model.field(s.field)?.name ?? s.field));
+    const own = this.own(options.scope);
+    const scoped = new Set(own.map((s) => this.model.field(s.field)?.name ?? s.field));
     const columns: string[] = [];
     const params: unknown[] = [];
     for (const field of this.model.fields) {
@@ -165,7 +185,7 @@ export class ModelStore {
     columns.push('updated_at');
     params.push(now());
 
-    const scopeColumns = scope.map((s) => this.column(s.field));
+    const scopeColumns = own.map((s) => scopeColumn(this.model, s));
     const sql = this.statement(`update:${columns.join('\0')}|${scopeColumns.join('\0')}`, () => {
       const b = new SqlBuilder(this.dialect).text('UPDATE ').id(this.model.table).text(' SET ');
       b.join(columns, ', ', (column, s) => s.id(column).text(' = ').value(null));
@@ -174,7 +194,7 @@ export class ModelStore {
       for (const column of scopeColumns) b.text(' AND ').id(column).text(' = ').value(null);
       return b.text(` RETURNING ${this.selectList}`).sql;
     });
-    params.push(id, ...scope.map((s) => s.value));
+    params.push(id, ...own.map((s) => s.value));
     const row = await db.get(sql, params, options);
     return row ? this.decode(row) : null;
   }
@@ -184,6 +204,8 @@ export class ModelStore {
    * removes the row otherwise. False when no live row in scope has that id.
    */
   async remove(db: Executor, id: string, options: StoreOptions = {}): Promise<boolean> {
+    // Children to take care of: their onDelete actions run in one transaction with the delete.
+    if (this.model.inbound.length > 0) return this.referential.remove(db, this.model, id, options);
     const marker = this.model.options.softDelete;
     const scope = this.own(options.scope);
     if (scope.length === 0) {

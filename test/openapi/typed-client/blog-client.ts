@@ -12,7 +12,7 @@ export type User = components['schemas']['User'];
  * merged: the assertions guarded by it check that the server applies them.
  * Until then the server accepts and ignores those parameters.
  */
-export const QUERY_LANGUAGE_MERGED = false;
+export const QUERY_LANGUAGE_MERGED = true;
 
 export interface Walkthrough {
   user: User;

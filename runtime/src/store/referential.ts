@@ -1,0 +1,156 @@
+import type { Executor, QueryOptions } from '../db/adapter.js';
+import { ApiError } from '../errors/api-error.js';
+import type { ScopeFilter } from '../pipeline/context.js';
+import type { BelongsTo, ModelMeta } from '../registry/model-meta.js';
+import { SqlBuilder } from '../sql/builder.js';
+import type { SqlDialect } from '../sql/dialect.js';
+import { notDeleted } from '../sql/templates.js';
+import { decoderFor, type RecordData } from './codec.js';
+import { scopeFor, writeScope } from './scope.js';
+
+/** One row a delete changed besides the record asked for: the hook point for history and events. */
+export interface CascadedChange {
+  model: ModelMeta;
+  /** `delete` removed the row, `softDelete` marked it, `setNull` cleared its foreign key. */
+  action: 'delete' | 'softDelete' | 'setNull';
+  /** The row as it was before the change (every field, JSON names). */
+  before: RecordData;
+  /** The row after a `setNull` (foreign key null, updated_at moved); null when the row was deleted or marked. */
+  after: RecordData | null;
+  /** The transaction the change ran in: observers write there, so they commit or roll back with it. */
+  tx: Executor;
+  /** The relation of `model` that pointed at the deleted parent. */
+  relation: BelongsTo;
+  /** 1 for children of the record asked for, 2 for grandchildren, ... */
+  depth: number;
+}
+
+/** Called once per cascaded row, inside the delete's transaction, after the row changed. */
+export type CascadeObserver = (change: CascadedChange) => void | Promise<void>;
+
+export interface RemoveOptions extends QueryOptions {
+  scope?: readonly ScopeFilter[];
+  observe?: CascadeObserver;
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * Deletes one record and performs the onDelete action of every BelongsTo
+ * that points at it, recursively, in one transaction (the active one, or a
+ * new one): cascade deletes the children (soft delete for soft-delete
+ * models while the parent row stays; removal when the parent row is
+ * removed, since a row may not point at a missing parent), setNull clears
+ * their foreign key, restrict refuses with 409 DELETE_RESTRICTED. Without an
+ * onDelete, a hard delete with children left is refused the same way.
+ */
+export class ReferentialDelete {
+  constructor(private readonly dialect: SqlDialect) {}
+
+  private decode(model: ModelMeta) {
+    return decoderFor(model, this.dialect.name);
+  }
+
+  /** False when no live row in scope has that id. */
+  async remove(db: Executor, model: ModelMeta, id: string, options: RemoveOptions = {}): Promise<boolean> {
+    const work = async (tx: Executor) => {
+      const sql = this.select(model, 'id', [id], true);
+      writeScope(sql, model, scopeFor(model, options.scope, true));
+      const row = await tx.get(sql.sql, sql.params, options);
+      if (!row) return false;
+      const visited = new Map<ModelMeta, Set<string>>();
+      await this.removeRows(tx, model, [this.decode(model)(row)], !model.options.softDelete, 0, null, visited, options);
+      return true;
+    };
+    return db.inTransaction ? work(db) : db.transaction(work, options);
+  }
+
+  /** SELECT every column of `model` where `column` is one of `values` (live rows only when `liveOnly`). */
+  private select(model: ModelMeta, column: string, values: string[], liveOnly: boolean): SqlBuilder {
+    const sql = new SqlBuilder(this.dialect).text('SELECT ').join(model.fields, ', ', (f, s) => s.id(f.column));
+    sql.text(' FROM ').id(model.table).text(' WHERE ');
+    this.dialect.inTextValues(sql, this.dialect.quote(column), values);
+    const live = notDeleted(model.manifest, this.dialect);
+    if (liveOnly && live) sql.text(` AND ${live}`);
+    return sql;
+  }
+
+  private async removeRows(
+    tx: Executor,
+    model: ModelMeta,
+    rows: RecordData[],
+    hard: boolean,
+    depth: number,
+    via: BelongsTo | null,
+    visited: Map<ModelMeta, Set<string>>,
+    options: RemoveOptions,
+  ): Promise<void> {
+    const seen = visited.get(model) ?? new Set<string>();
+    visited.set(model, seen);
+    // A cycle of cascades reaches rows already on their way out: they are handled once.
+    const fresh = rows.filter((r) => !seen.has(r.id as string));
+    if (fresh.length === 0) return;
+    for (const row of fresh) seen.add(row.id as string);
+    const ids = fresh.map((r) => r.id as string);
+
+    for (const { child, relation } of model.inbound) {
+      // A removed parent must lose every reference, soft-deleted children's too; a marked parent only its live ones.
+      const sql = this.select(child, relation.column, ids, !hard);
+      writeScope(sql, child, scopeFor(child, options.scope, false));
+      const children = (await tx.all(sql.sql, sql.params, options)).map(this.decode(child));
+      const pending = children.filter((c) => !(visited.get(child)?.has(c.id as string)));
+      if (pending.length === 0) continue;
+      switch (relation.onDelete) {
+        case 'cascade':
+          await this.removeRows(tx, child, pending, hard || !child.options.softDelete, depth + 1, relation, visited, options);
+          break;
+        case 'setNull':
+          await this.clearReferences(tx, child, relation, pending, depth + 1, options);
+          break;
+        case 'restrict':
+          throw restricted(model, child, relation, pending.length);
+        case 'noAction':
+          // The database would refuse the removal; a marked parent keeps its row, so its children stay valid.
+          if (hard) throw restricted(model, child, relation, pending.length);
+          break;
+      }
+    }
+
+    const marker = model.options.softDelete;
+    const write = new SqlBuilder(this.dialect);
+    if (hard || !marker) {
+      write.text('DELETE FROM ').id(model.table).text(' WHERE ');
+      this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
+    } else {
+      write.text('UPDATE ').id(model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : now());
+      write.text(', ').id('updated_at').text(' = ').value(now()).text(' WHERE ');
+      this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
+    }
+    await tx.run(write.sql, write.params, options);
+    if (via && options.observe) {
+      const action = hard || !marker ? 'delete' : 'softDelete';
+      for (const before of fresh) await options.observe({ model, action, before, after: null, relation: via, depth, tx });
+    }
+  }
+
+  private async clearReferences(tx: Executor, child: ModelMeta, relation: BelongsTo, rows: RecordData[], depth: number, options: RemoveOptions): Promise<void> {
+    const at = now();
+    const sql = new SqlBuilder(this.dialect).text('UPDATE ').id(child.table).text(' SET ').id(relation.column).text(' = NULL, ').id('updated_at').text(' = ').value(at);
+    sql.text(' WHERE ');
+    this.dialect.inTextValues(sql, this.dialect.quote('id'), rows.map((r) => r.id as string));
+    await tx.run(sql.sql, sql.params, options);
+    if (!options.observe) return;
+    const key = child.field(relation.column)?.name ?? relation.column;
+    for (const before of rows) {
+      await options.observe({ model: child, action: 'setNull', before, after: { ...before, [key]: null, updated_at: at }, relation, depth, tx });
+    }
+  }
+}
+
+function restricted(parent: ModelMeta, child: ModelMeta, relation: BelongsTo, count: number): ApiError {
+  const declared = relation.onDelete === 'restrict' ? 'onDelete:restrict' : 'no onDelete action';
+  return new ApiError(
+    'DELETE_RESTRICTED',
+    `cannot delete this ${parent.name}: ${count} ${child.name} record${count === 1 ? '' : 's'} still refer${count === 1 ? 's' : ''} to it through ${child.name}.${relation.field} (${declared}); delete ${count === 1 ? 'it' : 'them'} first, or declare onDelete:cascade or setNull on the relation`,
+  );
+}
