@@ -37,7 +37,7 @@ export { findOneBy } from './store/lookup.js';
 export { etag } from './hooks/etag.js';
 export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
 export { type Claim, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
-export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyEntrySchema, historyOf } from './store/history.js';
+export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyOf } from './store/history.js';
 export { historyTableName } from './sql/templates.js';
 
 // Errors

@@ -203,27 +203,3 @@ export function historyOf(model: ModelMeta, dialect: SqlDialect): HistoryWriter 
   if (!writer) byDialect.set(dialect.name, (writer = new HistoryWriter(model, dialect)));
   return writer;
 }
-
-/**
- * JSON Schema of a history row of `model`, for the OpenAPI document (the
- * history model contributes this schema but no paths).
- */
-export function historyEntrySchema(model: ModelMeta): object {
-  const change = { type: 'object', properties: { old: {}, new: {} }, required: ['old', 'new'] };
-  return {
-    title: `${model.name}History`,
-    type: 'object',
-    properties: {
-      id: { type: 'string', format: 'uuid' },
-      record_id: { type: 'string' },
-      version: { type: 'integer', minimum: 1 },
-      operation: { type: 'string', enum: ['create', 'update', 'delete'] },
-      actor_id: { type: ['string', 'null'] },
-      timestamp: { type: 'string', format: 'date-time' },
-      request_id: { type: ['string', 'null'] },
-      diff: { type: 'object', additionalProperties: change },
-      ...(model.options.versioned?.diffOnly ? {} : { snapshot: { type: 'object' } }),
-    },
-    required: ['id', 'record_id', 'version', 'operation', 'actor_id', 'timestamp', 'request_id', 'diff'],
-  };
-}

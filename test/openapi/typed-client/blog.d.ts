@@ -684,12 +684,12 @@ export interface components {
             actor_id?: string | null;
             /** Format: date-time */
             timestamp: string;
-            request_id?: string;
+            request_id?: string | null;
             /** @description field → {old, new} */
             diff: {
                 [key: string]: {
-                    old?: unknown;
-                    new?: unknown;
+                    old: unknown;
+                    new: unknown;
                 };
             };
             /** @description the full row after the change */
