@@ -13,7 +13,7 @@ import { type RouteHandler, RouteTable } from './route-table.js';
 /** Request URIs above 8 KiB are refused before routing. */
 export const MAX_URI_BYTES = 8 * 1024;
 
-type Request = IncomingMessage & { params?: Record<string, string>; path?: string };
+type Request = IncomingMessage & { params?: Record<string, string>; path?: string; originalUrl?: string; search?: string | null };
 type Handler = (req: Request, res: ServerResponse) => void;
 
 export interface RouteServer {
@@ -68,13 +68,14 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
   });
 
   // Every response carries X-Request-Id (and X-Service-Name), also those answered before routing.
-  app.use((req: Request, res: ServerResponse, next: () => void) => {
+  const guard = (req: Request, res: ServerResponse, next: () => void) => {
     (req as Request & { requestId?: string }).requestId = requestIdOf(req);
     if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
       return errorResponse(req, res, new ApiError('URI_TOO_LONG', `request URI is longer than ${MAX_URI_BYTES} bytes; move long filters into fewer clauses`), serviceName);
     }
     next();
-  });
+  };
+  app.use(guard);
   for (const middleware of config.httpMiddlewares) app.use(middleware);
   if (config.staticDir) {
     const files = sirv(config.staticDir, { dev: false, etag: true });
@@ -94,7 +95,7 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
   mountMore?.(table);
 
   // Generated routes come last, after router-level middleware, from the precomputed table.
-  app.use((req: Request, res: ServerResponse, next: () => void) => {
+  const route = (req: Request, res: ServerResponse, next: () => void) => {
     const match = table.match(req.method ?? 'GET', req.path ?? '/');
     if (match.kind === 'none') return next();
     if (match.kind === 'method-not-allowed') {
@@ -104,8 +105,28 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
     }
     req.params = match.params;
     match.handler(req, res);
-  });
-  return app;
+  };
+  app.use(route);
+  if (config.httpMiddlewares.length > 0 || config.staticDir) return { handler: app.handler };
+
+  // Without router-level middleware there is nothing for polka's chain to run between the guard
+  // and the table: requests go straight there, with the request fields polka would have set
+  // (except the parsed `req.query`; hooks read the query through ctx.searchParams).
+  const noMatch = (req: Request, res: ServerResponse) => () =>
+    errorResponse(req, res, new ApiError('NOT_FOUND', `no route for ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}`), serviceName);
+  const handler = (req: Request, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?', 1);
+    req.originalUrl = url;
+    req.path = query === -1 ? url : url.slice(0, query);
+    req.search = query === -1 ? null : url.slice(query);
+    try {
+      guard(req, res, () => route(req, res, noMatch(req, res)));
+    } catch {
+      errorResponse(req, res, new ApiError('INTERNAL'), serviceName);
+    }
+  };
+  return { handler };
 }
 
 function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes: RouteServer): void {
