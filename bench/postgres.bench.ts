@@ -2,7 +2,7 @@
 // node:http + pg server with the same pools, SQL and prepared statements.
 import { join } from 'node:path';
 import { seededPostgresBlog, POSTS } from './lib/blog.js';
-import { compare, type Row, report, type Workload } from './lib/load.js';
+import { compare, type Row, report, selected, type Workload } from './lib/load.js';
 import { startChild } from './lib/process.js';
 
 const root = join(import.meta.dirname, '..');
@@ -30,7 +30,7 @@ export async function main(): Promise<void> {
   const baseline = await startChild([join(root, 'bench/baselines/postgres.ts'), '--db', blog.url, '--port', '0'], /baseline serving (http:\/\/\S+)/);
   const rows: Row[] = [];
   try {
-    for (const workload of workloads) rows.push(await compare(workload, mfx, baseline));
+    for (const workload of selected(workloads)) rows.push(await compare(workload, mfx, baseline));
   } finally {
     await mfx.stop();
     await baseline.stop();

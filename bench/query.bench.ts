@@ -2,7 +2,7 @@
 // beside a hand-written node:http + better-sqlite3 server running the same SQL.
 import { join } from 'node:path';
 import { seededBlog } from './lib/blog.js';
-import { compare, type Row, report, type Workload } from './lib/load.js';
+import { compare, type Row, report, selected, type Workload } from './lib/load.js';
 import { startChild } from './lib/process.js';
 
 const root = join(import.meta.dirname, '..');
@@ -21,7 +21,7 @@ export async function main(): Promise<void> {
   const baseline = await startChild([join(root, 'bench/baselines/query-sqlite.ts'), '--db', blog.copy(), '--port', '0'], /baseline serving (http:\/\/\S+)/);
   const rows: Row[] = [];
   try {
-    for (const workload of workloads) rows.push(await compare(workload, mfx, baseline));
+    for (const workload of selected(workloads)) rows.push(await compare(workload, mfx, baseline));
   } finally {
     await mfx.stop();
     await baseline.stop();

@@ -1,7 +1,7 @@
 // Issue 3: mfx serve on the blog (SQLite, 10,000 posts) beside a hand-written
 // node:http + better-sqlite3 server doing the same SQL.
 import { join } from 'node:path';
-import { compare, type Row, report, type Workload } from './lib/load.js';
+import { compare, type Row, report, selected, type Workload } from './lib/load.js';
 import { seededBlog, POSTS } from './lib/blog.js';
 import { startChild } from './lib/process.js';
 
@@ -29,7 +29,7 @@ export async function main(): Promise<void> {
   const baseline = await startChild([join(root, 'bench/baselines/sqlite.ts'), '--db', blog.copy(), '--port', '0'], /baseline serving (http:\/\/\S+)/);
   const rows: Row[] = [];
   try {
-    for (const workload of workloads) rows.push(await compare(workload, mfx, baseline));
+    for (const workload of selected(workloads)) rows.push(await compare(workload, mfx, baseline));
   } finally {
     await mfx.stop();
     await baseline.stop();

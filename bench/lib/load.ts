@@ -89,3 +89,9 @@ export async function compare(workload: Workload, mfx: Contender, baseline: Cont
   results.sort((x, y) => x.mfx.rps / x.baseline.rps - y.mfx.rps / y.baseline.rps);
   return results[Math.floor(results.length / 2)];
 }
+
+/** The workloads whose name contains BENCH_ONLY (all when unset), to measure one while working on it. */
+export function selected(workloads: Workload[]): Workload[] {
+  const only = process.env.BENCH_ONLY;
+  return only ? workloads.filter((w) => w.name.includes(only)) : workloads;
+}
