@@ -39,6 +39,18 @@ for (const backend of await backends()) {
       assert.equal((await server.request('GET', '/tasks')).headers.get('etag'), null, 'unlocked models carry none without etag()');
     });
 
+    it('a read with select carries the ETag of the stored record, so If-Match with it proceeds', async () => {
+      const created = await note('viewed');
+      const full = await server.request('GET', `/notes/${created.id}`);
+      const partial = await server.request('GET', `/notes/${created.id}?select=title`);
+      assert.deepEqual(partial.body.data, { title: 'viewed' });
+      assert.notEqual(md5(partial.text), full.headers.get('etag'));
+      assert.equal(partial.headers.get('etag'), full.headers.get('etag'));
+      const patched = await server.request('PATCH', `/notes/${created.id}`, { headers: { 'if-match': partial.headers.get('etag')! }, body: { title: 'kept' } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal(await titleOf(created.id), 'kept');
+    });
+
     it('PATCH with a matching If-Match proceeds; a stale one is 412 and writes nothing', async () => {
       const n = await note();
       const tag = (await server.request('GET', `/notes/${n.id}`)).headers.get('etag')!;
