@@ -2,12 +2,12 @@
 // SQL, pool sizes (write 3, read 6), named prepared statements, value parsing
 // and envelopes mfx uses, and nothing else (no hooks, no logs, no validation
 // beyond a type check).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
+import { flags, readJson, send, serve } from './http.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const args = flags();
 const url = args.get('db')!;
 
 // The same value shapes as mfx: bigint and numeric as numbers, timestamps as ISO strings.
@@ -33,21 +33,6 @@ const insert = {
 };
 
 type Row = Record<string, unknown>;
-
-// Post is optimistic_lock in the blog: single-record responses carry the MD5 ETag of their text.
-function send(res: ServerResponse, status: number, body: unknown, etag = false): void {
-  const text = JSON.stringify(body);
-  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() };
-  if (etag) headers.ETag = `"${createHash('md5').update(text).digest('hex')}"`;
-  res.writeHead(status, headers);
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const [path, search = ''] = (req.url ?? '').split('?');
@@ -81,8 +66,4 @@ const server = createServer((req, res) => {
   handle(req, res).catch(() => send(res, 500, { error: { code: 'DB_ERROR', message: 'database error' } }));
 });
 
-server.listen(Number(args.get('port') ?? 0), '127.0.0.1', () => {
-  const address = server.address() as { port: number };
-  console.log(`baseline serving http://127.0.0.1:${address.port}/api`);
-});
-process.on('SIGTERM', () => server.close(() => Promise.all([writePool.end(), readPool.end()]).then(() => process.exit(0))));
+serve(server, Number(args.get('port') ?? 0), () => Promise.all([writePool.end(), readPool.end()]));

@@ -1,12 +1,11 @@
 // Hand-written baseline for the query benchmark: node:http + better-sqlite3 running the
 // same SQL mfx runs for a filtered, sorted page and for a page with author and comments
 // included (one statement per relation), with the same envelopes and projections.
-import { randomUUID } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
+import { flags, send, serve } from './http.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const args = flags();
 const reader = new Database(args.get('db')!, { readonly: true });
 
 type Row = Record<string, unknown>;
@@ -33,12 +32,6 @@ const decodePost = (row: Row): Row => ({
 });
 const projectUser = ({ password: _p, loginCount: _l, ...user }: Row): Row => user;
 const projectComment = (row: Row): Row => ({ ...row, approved: row.approved === 1 });
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() });
-  res.end(text);
-}
 
 const server = createServer((req, res) => {
   const [path, search = ''] = (req.url ?? '').split('?');
@@ -72,8 +65,4 @@ const server = createServer((req, res) => {
   send(res, 200, { data: rows, meta: { total, page: number, limit, pages: Math.ceil(total / limit) } });
 });
 
-server.listen(Number(args.get('port') ?? 0), '127.0.0.1', () => {
-  const address = server.address() as { port: number };
-  console.log(`baseline serving http://127.0.0.1:${address.port}/api`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serve(server, Number(args.get('port') ?? 0));

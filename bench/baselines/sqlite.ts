@@ -1,11 +1,11 @@
 // Hand-written baseline: node:http + better-sqlite3 serving the blog's posts with the
 // same SQL, envelopes and row decoding mfx uses, and nothing else (no hooks, no logs).
-import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
+import { flags, readJson, send, serve } from './http.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const args = flags();
 const db = new Database(args.get('db')!);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
@@ -27,21 +27,6 @@ const decode = (row: Row): Row => ({
   keywords: typeof row.keywords === 'string' ? JSON.parse(row.keywords) : row.keywords,
   metadata: typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata,
 });
-
-// Post is optimistic_lock in the blog: single-record responses carry the MD5 ETag of their text.
-function send(res: ServerResponse, status: number, body: unknown, etag = false): void {
-  const text = JSON.stringify(body);
-  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() };
-  if (etag) headers.ETag = `"${createHash('md5').update(text).digest('hex')}"`;
-  res.writeHead(status, headers);
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
 
 const server = createServer(async (req, res) => {
   const [path, search = ''] = (req.url ?? '').split('?');
@@ -70,8 +55,4 @@ const server = createServer(async (req, res) => {
   send(res, 404, { error: { code: 'NOT_FOUND', message: 'not found' } });
 });
 
-server.listen(Number(args.get('port') ?? 0), '127.0.0.1', () => {
-  const address = server.address() as { port: number };
-  console.log(`baseline serving http://127.0.0.1:${address.port}/api`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serve(server, Number(args.get('port') ?? 0));

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createServer, loadManifest, openPostgres, openSqlite, silentLogger } from '@mfx/runtime';
 import { freshSchema } from '../../test/support/backends.js';
+import type { Workload } from './load.js';
 import { fixtureManifestDir } from '../../test/support/fixtures.js';
 
 export const POSTS = 10_000;
@@ -138,4 +139,20 @@ export async function seededPostgresBlog(): Promise<SeededPostgresBlog> {
   } finally {
     await client.end();
   }
+}
+
+/** The CRUD workloads of the runtime and postgres suites: read by id, a random page, create. */
+export function crudWorkloads(blog: { postIds: string[]; userIds: string[] }): Workload[] {
+  const randomPost = () => blog.postIds[Math.floor(Math.random() * blog.postIds.length)];
+  const pages = POSTS / 20;
+  return [
+    { name: 'GET /posts/:id', path: () => `/posts/${randomPost()}` },
+    { name: 'GET /posts?limit=20&page=N', path: () => `/posts?limit=20&page=${1 + Math.floor(Math.random() * pages)}` },
+    {
+      name: 'POST /posts',
+      method: 'POST',
+      path: '/posts',
+      body: () => ({ title: `Bench ${Math.random()}`, body: 'Written by the benchmark.', status: 'published', views: 3, userId: blog.userIds[0] }),
+    },
+  ];
 }

@@ -95,3 +95,22 @@ export function selected(workloads: Workload[]): Workload[] {
   const only = process.env.BENCH_ONLY;
   return only ? workloads.filter((w) => w.name.includes(only)) : workloads;
 }
+
+/**
+ * Measures every selected workload on mfx beside its baseline, stops both
+ * servers whatever happens, and prints the table against the goals.
+ */
+export async function runSuite(
+  servers: { mfx: Contender & { stop(): Promise<void> }; baseline: Contender & { stop(): Promise<void> } },
+  workloads: Workload[],
+  goals: Record<string, number>,
+): Promise<void> {
+  const rows: Row[] = [];
+  try {
+    for (const workload of selected(workloads)) rows.push(await compare(workload, servers.mfx, servers.baseline));
+  } finally {
+    await servers.mfx.stop();
+    await servers.baseline.stop();
+  }
+  report(rows, goals);
+}

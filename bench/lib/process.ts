@@ -50,3 +50,15 @@ export async function startChild(args: string[], ready: RegExp, env: Record<stri
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+const root = join(import.meta.dirname, '../..');
+
+/** `mfx serve` of a compiled manifest on one database, as the bench runs it (no document route). */
+export function startMfx(manifestDir: string, db: string): Promise<Child> {
+  return startChild([join(root, 'bin/mfx.mjs'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs'], /mfx serving (http:\/\/\S+)/);
+}
+
+/** A hand-written baseline of bench/baselines/ on one database. */
+export function startBaseline(name: string, db: string): Promise<Child> {
+  return startChild([join(root, 'bench/baselines', `${name}.ts`), '--db', db, '--port', '0'], /baseline serving (http:\/\/\S+)/);
+}
