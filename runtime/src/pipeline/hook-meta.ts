@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { Registry } from '../registry/registry.js';
 import type { ModelStore } from '../store/model-store.js';
+import { metaSlot } from '../util/meta-slot.js';
 import type { Context } from './context.js';
 import type { Hook, Op, Position, Step } from './types.js';
 
@@ -56,7 +57,7 @@ export interface HookMeta {
   setup?: (env: HookEnvironment) => void;
 }
 
-const META = Symbol.for('mfx.hookMeta');
+const slot = metaSlot<HookMeta>('mfx.hookMeta');
 
 /**
  * Attaches metadata to a ready-made hook.
@@ -65,13 +66,12 @@ const META = Symbol.for('mfx.hookMeta');
  * export const audited = () => describeHook(async (ctx, next) => next(), { role: 'other', label: 'audited()' });
  */
 export function describeHook<H extends Hook>(hook: H, meta: HookMeta): H {
-  (hook as unknown as Record<symbol, HookMeta>)[META] = meta;
-  return hook;
+  return slot.attach(hook, meta);
 }
 
 /** The metadata of a ready-made hook, if it has any. */
 export function hookMeta(hook: Hook): HookMeta | undefined {
-  return (hook as unknown as Record<symbol, HookMeta | undefined>)[META];
+  return slot.read(hook);
 }
 
 /** Per-request facts the security hooks share (kept off the user's `ctx.state`). */

@@ -1,4 +1,5 @@
 import type { HttpMiddleware } from '../probes/probes.js';
+import { metaSlot } from '../util/meta-slot.js';
 
 export interface MiddlewareMeta {
   label: string;
@@ -6,13 +7,14 @@ export interface MiddlewareMeta {
   controlsAccess: boolean;
 }
 
-const META = Symbol.for('mfx.middlewareMeta');
+const slot = metaSlot<MiddlewareMeta>('mfx.middlewareMeta');
 
+/** Attaches metadata to a ready-made router-level middleware (cors(), ...). */
 export function describeMiddleware<M extends HttpMiddleware>(middleware: M, meta: MiddlewareMeta): M {
-  (middleware as unknown as Record<symbol, MiddlewareMeta>)[META] = meta;
-  return middleware;
+  return slot.attach(middleware, meta);
 }
 
+/** The metadata of a router-level middleware, if it has any. */
 export function middlewareMeta(middleware: HttpMiddleware): MiddlewareMeta | undefined {
-  return (middleware as unknown as Record<symbol, MiddlewareMeta | undefined>)[META];
+  return slot.read(middleware);
 }
