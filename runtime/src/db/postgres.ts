@@ -17,6 +17,7 @@ import {
   throwIfAborted,
 } from './adapter.js';
 import { cancelBackend } from './pg-cancel.js';
+import { PreparedStatement, type StatementResult, StatementExecution, type ValueParser } from './pg-statement.js';
 import { rebindQuestionMarks } from './rebind.js';
 
 export interface PostgresOptions {
@@ -68,17 +69,18 @@ export function pgConnectionOptions(url: string): { url: string; binaryParameter
 const OID = { int8: 20, numeric: 1700, timestamp: 1114, timestamptz: 1184, date: 1082 } as const;
 
 // Values come back in the shapes SQLite gives: numbers as numbers, timestamps as ISO strings.
+const parseTimestamp = pg.types.getTypeParser(OID.timestamptz);
+const toNumber = (value: string) => Number(value);
 const toIsoString = (value: string) => {
-  const parsed = pg.types.getTypeParser(OID.timestamptz)(value) as Date | number;
+  const parsed = parseTimestamp(value) as Date | number;
   return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
 };
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === OID.int8 || oid === OID.numeric) return (value: string) => Number(value);
-    if (oid === OID.timestamptz || oid === OID.timestamp) return toIsoString;
-    return pg.types.getTypeParser(oid, format);
-  },
-};
+function parserFor(oid: number, format?: 'text' | 'binary'): ValueParser {
+  if (oid === OID.int8 || oid === OID.numeric) return toNumber;
+  if (oid === OID.timestamptz || oid === OID.timestamp) return toIsoString;
+  return pg.types.getTypeParser(oid, format);
+}
+const types = { getTypeParser: parserFor };
 
 /** JSON columns are jsonb: arrays must reach pg as JSON text, not as PostgreSQL arrays. */
 function bindAll(params: readonly unknown[]): unknown[] {
@@ -99,42 +101,54 @@ function bindAll(params: readonly unknown[]): unknown[] {
 const isRead = (sql: string) => /^\s*(select|show|explain)\b/i.test(sql) && !/\bfor\s+(update|share|no key update|key share)\b/i.test(sql);
 
 type Queryable = pg.Pool | pg.PoolClient;
+type Release = (error?: Error) => void;
 
 class PostgresExecutor {
-  private readonly names = new Map<string, string>();
+  private readonly statements = new Map<string, PreparedStatement>();
 
   constructor(private readonly prepared: boolean) {}
 
-  /** The statement as pg takes it: named (prepared once per connection) for SQL mfx builds, unnamed for raw SQL. */
-  private config(sql: string, params: readonly unknown[], named: boolean): pg.QueryConfig {
-    if (!named || !this.prepared) return { text: sql, values: bindAll(params) };
-    let name = this.names.get(sql);
-    if (!name) {
-      name = `mfx_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      if (this.names.size < 5_000) this.names.set(sql, name);
+  /** The prepared statement of a SQL text mfx built (one per text, named by its hash). */
+  private statement(sql: string): PreparedStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = new PreparedStatement(`mfx_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`, sql, parserFor);
+      if (this.statements.size < 5_000) this.statements.set(sql, statement);
     }
-    return { name, text: sql, values: bindAll(params) };
+    return statement;
   }
 
-  /** Runs one statement; an abort sends a CancelRequest for it and rejects with AbortedError. */
-  async query(target: Queryable, sql: string, params: readonly unknown[], options?: QueryOptions, named = true): Promise<pg.QueryResult<Row>> {
-    throwIfAborted(options?.signal);
+  /**
+   * Runs one statement on a connection of the pool (or the transaction's):
+   * SQL mfx builds as a named prepared statement, raw SQL unnamed. An abort
+   * sends a CancelRequest for it and rejects with AbortedError.
+   */
+  query(target: Queryable, sql: string, params: readonly unknown[], options?: QueryOptions, named = true): Promise<StatementResult> {
     const signal = options?.signal;
-    const config = this.config(sql, params, named);
-    if (!signal) return target.query<Row>(config);
-    // A pool hides the connection, so aborting needs one held explicitly.
-    const client = target instanceof pg.Pool ? await target.connect() : target;
-    const onAbort = () => cancelBackend(client);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await client.query<Row>(config);
-    } catch (error) {
-      if (signal.aborted) throw new AbortedError(signal.reason);
-      throw error;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      if (client !== target) (client as pg.PoolClient).release();
-    }
+    if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
+    const values = bindAll(params);
+    const statement = named && this.prepared ? this.statement(sql) : null;
+    return new Promise((resolve, reject) => {
+      const run = (client: pg.PoolClient, release: Release | null) => {
+        if (signal?.aborted) {
+          release?.();
+          return reject(new AbortedError(signal.reason));
+        }
+        // Aborting needs the connection, so it is always held explicitly (never pool.query).
+        const onAbort = signal ? () => cancelBackend(client) : null;
+        if (onAbort) signal!.addEventListener('abort', onAbort);
+        const done = (error: Error | null, result?: StatementResult) => {
+          if (onAbort) signal!.removeEventListener('abort', onAbort);
+          release?.();
+          if (error) reject(signal?.aborted ? new AbortedError(signal.reason) : error);
+          else resolve(result!);
+        };
+        if (statement) client.query(new StatementExecution(statement, values, done));
+        else client.query<Row>({ text: sql, values }, (error, result) => done(error, result && { rows: result.rows, rowCount: result.rowCount }));
+      };
+      if (target instanceof pg.Pool) target.connect((error, client, release) => (error ? reject(error) : run(client!, release)));
+      else run(target, null);
+    });
   }
 }
 
