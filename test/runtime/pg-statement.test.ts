@@ -114,4 +114,19 @@ describe('PostgreSQL prepared statements', { skip: postgres.skip }, () => {
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(answers, 1);
   });
+
+  it('fails loudly once and describes again when the schema changes the shape of the rows under it', async () => {
+    const { client: admin } = await connect();
+    await admin.query(`CREATE TABLE "shape" ("id" integer PRIMARY KEY)`);
+    await admin.query(`INSERT INTO "shape" VALUES (1)`);
+    const all = statement(`SELECT * FROM "shape"`);
+    const first = await connect();
+    assert.deepEqual((await execute(first.client, all)).rows, [{ id: 1 }]);
+    await admin.query(`ALTER TABLE "shape" ADD COLUMN "label" text DEFAULT 'x'`);
+    // A new connection parses the text afresh and gets two columns where one was described.
+    const second = await connect();
+    await assert.rejects(execute(second.client, all), /returned 2 columns where 1 were described/);
+    assert.deepEqual((await execute(second.client, all)).rows, [{ id: 1, label: 'x' }]);
+    assert.equal(second.descriptions(), 1);
+  });
 });

@@ -7,6 +7,7 @@ export type ValueParser = (text: string) => unknown;
 
 /** What a statement's rows look like: learnt from its first execution, then shared by every connection. */
 interface Description {
+  columns: number;
   /** Builds a row keyed by column name from the text values of one DataRow. */
   row: (values: ReadonlyArray<string | null>) => Row;
 }
@@ -58,11 +59,18 @@ export class PreparedStatement {
     // Straight-line code with a fixed object shape; column names are quoted with JSON.stringify.
     const entries = fields.map((field, i) => `${JSON.stringify(field.name)}: v[${i}] === null ? null : p[${i}](v[${i}])`);
     const row = new Function('p', `return function row(v) { return { ${entries.join(', ')} }; }`)(parsers) as Description['row'];
-    this.description = { row };
+    this.description = { columns: fields.length, row };
   }
 
   decode(values: ReadonlyArray<string | null>): Row {
-    return this.description!.row(values);
+    const description = this.description;
+    if (description?.columns !== values.length) {
+      // Only a schema changed under a running server gets here (mfx never selects `*`): forget
+      // the description so the next execution asks for it again, and fail this one loudly.
+      this.description = null;
+      throw new Error(`mfx: prepared statement ${this.name} returned ${values.length} columns where ${description?.columns ?? 'other'} were described; the schema changed under the server, and the next execution describes the rows again`);
+    }
+    return description.row(values);
   }
 }
 
