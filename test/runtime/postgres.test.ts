@@ -193,6 +193,42 @@ describe('PostgreSQL timeouts', { skip: postgres.skip }, () => {
       await server.close();
     }
   });
+
+  it('closes a connection a cancel was sent on instead of handing it to the next statement', async () => {
+    // A CancelRequest travels on its own socket and may land after its statement finished:
+    // a reused connection would have the next request's statement cancelled instead.
+    const { url, drop } = await freshSchema();
+    const adapter = openPostgres({ writeUrl: url, writePool: 1, readPool: 1 }, await blogRegistry());
+    const pid = async (db: Pick<Adapter, 'raw'> = adapter) => (await db.raw('SELECT pg_backend_pid() AS pid'))[0].pid as number;
+    try {
+      const first = await pid();
+      assert.equal(await pid(), first, 'an untouched connection is reused');
+      const controller = new AbortController();
+      const slow = adapter.raw('SELECT pg_sleep(5)', [], { signal: controller.signal });
+      setTimeout(() => controller.abort('client closed'), 200);
+      await assert.rejects(slow, { name: 'AbortedError' });
+      const second = await pid();
+      assert.notEqual(second, first);
+
+      // The same inside a transaction: its connection is closed when the transaction ends.
+      const inTx = new AbortController();
+      let txPid = 0;
+      await assert.rejects(
+        adapter.transaction(async (tx) => {
+          txPid = await pid(tx);
+          setTimeout(() => inTx.abort('client closed'), 200);
+          await tx.raw('SELECT pg_sleep(5)', [], { signal: inTx.signal });
+        }),
+        { name: 'AbortedError' },
+      );
+      const afterTx = await adapter.transaction((tx) => pid(tx));
+      assert.notEqual(afterTx, txPid);
+      assert.equal(await pid(), second, 'the read pool kept its connection');
+    } finally {
+      await adapter.close();
+      await drop();
+    }
+  });
 });
 
 /** A TCP proxy in front of PostgreSQL that can be cut and restored. */

@@ -11,6 +11,21 @@ interface BackendKey {
   port: number;
 }
 
+const cancelled = new WeakSet<object>();
+
+/**
+ * Whether a CancelRequest was sent for this connection. The request travels
+ * on its own socket and can arrive after the statement it was meant for has
+ * finished, cancelling whatever the connection runs next, so such a
+ * connection is closed instead of going back to the pool.
+ */
+export function cancelWasSent(client: pg.PoolClient | pg.Client): boolean {
+  return cancelled.has(client);
+}
+
+/** The error a pool release takes to close a connection a cancel was sent for. */
+export const cancelledConnection = new Error('mfx: a cancel was sent on this connection; it is closed rather than reused');
+
 /**
  * Asks the server to cancel whatever the connection of `client` is running,
  * with the protocol's CancelRequest on a fresh socket. pg's own cancel reads
@@ -20,6 +35,7 @@ interface BackendKey {
 export function cancelBackend(client: pg.PoolClient | pg.Client): void {
   const key = client as unknown as BackendKey;
   if (key.processID == null || key.secretKey == null) return;
+  cancelled.add(client);
   const packet = Buffer.alloc(16);
   packet.writeInt32BE(16, 0);
   packet.writeInt32BE(CANCEL_REQUEST_CODE, 4);

@@ -16,7 +16,7 @@ import {
   TxCommitError,
   throwIfAborted,
 } from './adapter.js';
-import { cancelBackend } from './pg-cancel.js';
+import { cancelBackend, cancelledConnection, cancelWasSent } from './pg-cancel.js';
 import { PreparedStatement, type StatementResult, StatementExecution, type ValueParser } from './pg-statement.js';
 import { rebindQuestionMarks } from './rebind.js';
 
@@ -139,7 +139,7 @@ class PostgresExecutor {
         if (onAbort) signal!.addEventListener('abort', onAbort);
         const done = (error: Error | null, result?: StatementResult) => {
           if (onAbort) signal!.removeEventListener('abort', onAbort);
-          release?.();
+          release?.(cancelWasSent(client) ? cancelledConnection : undefined);
           if (error) reject(signal?.aborted ? new AbortedError(signal.reason) : error);
           else resolve(result!);
         };
@@ -275,8 +275,8 @@ class PostgresAdapter implements Adapter {
       return result;
     } finally {
       tx.closed = true;
-      // A connection that failed to roll back is destroyed instead of going back to the pool.
-      client.release(broken);
+      // A connection that failed to roll back, or had a cancel sent on it, is closed instead of going back to the pool.
+      client.release(broken ?? (cancelWasSent(client) ? cancelledConnection : undefined));
     }
   }
 
