@@ -85,6 +85,9 @@ export async function compare(workload: Workload, mfx: Contender, baseline: Cont
     const a = await measure(mfx.url, workload);
     const b = await measure(baseline.url, workload);
     results.push({ workload: workload.name, mfx: a, baseline: b });
+    if (process.env.BENCH_VERBOSE === '1') {
+      console.log(`  round ${round + 1}: ${workload.name}: mfx ${a.rps.toFixed(0)} req/s, baseline ${b.rps.toFixed(0)} req/s, ratio ${(a.rps / b.rps).toFixed(2)}`);
+    }
   }
   results.sort((x, y) => x.mfx.rps / x.baseline.rps - y.mfx.rps / y.baseline.rps);
   return results[Math.floor(results.length / 2)];
