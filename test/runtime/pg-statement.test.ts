@@ -66,6 +66,16 @@ describe('PostgreSQL prepared statements', { skip: postgres.skip }, () => {
     assert.deepEqual((await execute(second.client, byId, [99])).rows, []);
   });
 
+  it('keeps any column name as a plain property, __proto__ included', async () => {
+    const odd = statement(`SELECT 1 AS "__proto__", 'x' AS "constructor", 2 AS "a b"`);
+    const { client } = await connect();
+    for (let i = 0; i < 2; i++) {
+      const [row] = (await execute(client, odd)).rows;
+      assert.equal(Object.getPrototypeOf(row), Object.prototype);
+      assert.deepEqual(Object.entries(row), [['__proto__', 1], ['constructor', 'x'], ['a b', 2]]);
+    }
+  });
+
   it('counts the rows of a statement without a result set, described once', async () => {
     const touch = statement(`UPDATE "items" SET "ok" = "ok" WHERE "id" <= $1`);
     const { client, descriptions } = await connect();
