@@ -142,6 +142,23 @@ describe('PostgreSQL prepared statements', { skip: postgres.skip }, () => {
   });
 });
 
+describe("PostgreSQL with pg's pipeline mode", { skip: postgres.skip }, () => {
+  it('serves registry statements through pg.Query, since pipeline mode refuses custom submittables', async () => {
+    const server = await startServer(pgBackend({ poolConfig: { pipeline: true } }), { fixture: 'parity' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const list = await server.request('GET', '/user');
+        assert.equal(list.status, 200, list.text);
+        assert.deepEqual(list.body.data, []);
+        const missing = await server.request('GET', '/user/nope');
+        assert.equal(missing.status, 404, missing.text);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('PostgreSQL timeouts', { skip: postgres.skip }, () => {
   /** Holds an exclusive lock on a table from another session until released. */
   async function lockTable(schema: string, table: string) {

@@ -106,7 +106,15 @@ type Release = (error?: Error) => void;
 class PostgresExecutor {
   private readonly statements = new Map<string, PreparedStatement>();
 
-  constructor(private readonly prepared: boolean) {}
+  /**
+   * @param prepared name the SQL mfx builds (off behind a transaction-mode pooler)
+   * @param describeOnce run it as a StatementExecution; pg's pipeline mode refuses custom
+   *   submittables, so there named statements go through pg.Query and are described each time
+   */
+  constructor(
+    private readonly prepared: boolean,
+    private readonly describeOnce: boolean,
+  ) {}
 
   /** The prepared statement of a SQL text mfx built (one per text, named by its hash). */
   private statement(sql: string): PreparedStatement {
@@ -143,8 +151,8 @@ class PostgresExecutor {
           if (error) reject(signal?.aborted ? new AbortedError(signal.reason) : error);
           else resolve(result!);
         };
-        if (statement) client.query(new StatementExecution(statement, values, done));
-        else client.query<Row>({ text: sql, values }, (error, result) => done(error, result && { rows: result.rows, rowCount: result.rowCount }));
+        if (statement && this.describeOnce) client.query(new StatementExecution(statement, values, done));
+        else client.query<Row>({ name: statement?.name, text: sql, values }, (error, result) => done(error, result && { rows: result.rows, rowCount: result.rowCount }));
       };
       if (target instanceof pg.Pool) target.connect((error, client, release) => (error ? reject(error) : run(client!, release)));
       else run(target, null);
@@ -213,7 +221,7 @@ class PostgresAdapter implements Adapter {
       pool.on('error', onConnectionLost);
       pool.on('connect', (client) => client.on('error', onConnectionLost));
     }
-    this.executor = new PostgresExecutor(prepared);
+    this.executor = new PostgresExecutor(prepared, !options.poolConfig?.pipeline);
   }
 
   private pool(sql: string): pg.Pool {
