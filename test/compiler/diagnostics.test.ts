@@ -309,6 +309,13 @@ describe('diagnostics', () => {
     );
   });
 
+  it('a field named __proto__ is refused', () => {
+    check(
+      'reserved-name.ts',
+      expected('reserved-name.ts', '__proto__:', "ProtoNamed.__proto__: '__proto__' cannot be a field name. JavaScript objects treat it as their prototype; rename the property"),
+    );
+  });
+
   it('every fixture file is covered by a case above', () => {
     const files = new Set(result.diagnostics.map((d) => d.span?.file));
     assert.equal(files.size, readdirSync(dir).length);

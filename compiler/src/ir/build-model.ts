@@ -54,6 +54,11 @@ export function buildModel(facts: ModelFacts, bag: DiagnosticBag): ModelIR {
   const declared: FieldIR[] = [];
   facts.properties.forEach((property, order) => {
     const subject = `${facts.name}.${property.name}`;
+    if (property.name === '__proto__') {
+      // Records and JSON bodies are plain objects, where this key sets the prototype instead of a value.
+      bag.error(property.span, `${subject}: '__proto__' cannot be a field name`, 'JavaScript objects treat it as their prototype; rename the property');
+      return;
+    }
     const uses = readUses(property.directives, property.span, subject, bag);
     if (uses.some((use) => DIRECTIVES.get(use.name)?.excludes)) return;
     const shape = property.shape;
