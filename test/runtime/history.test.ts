@@ -284,6 +284,18 @@ for (const backend of await backends()) {
       assert.deepEqual((await historyRows('note_history', id)).map((r) => Number(r.version)), [1, 2, 3]);
     });
 
+    it('records every update, also writes that land within one millisecond', async (t) => {
+      // Frozen clock: the create and both updates carry the same updated_at.
+      t.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-23T12:00:00.000Z') });
+      const id = (await server.request('POST', '/notes', { body: { title: 'same ms', stars: 0 } })).body.data.id;
+      assert.equal((await server.request('PATCH', `/notes/${id}`, { body: { stars: 1 } })).status, 200);
+      assert.equal((await server.request('PATCH', `/notes/${id}`, { body: { stars: 2 } })).status, 200);
+      // A PATCH without writable keys still records nothing.
+      assert.equal((await server.request('PATCH', `/notes/${id}`, { body: {} })).status, 200);
+      const rows = await historyRows('note_history', id);
+      assert.deepEqual(rows.map((r) => [Number(r.version), r.operation]), [[1, 'create'], [2, 'update'], [3, 'update']]);
+    });
+
     it('N concurrent updates of one record get unique, gapless versions', async () => {
       const id = (await server.request('POST', '/notes', { body: { title: 'race', stars: 0 } })).body.data.id;
       const n = 12;

@@ -103,9 +103,11 @@ export function recordWrites(model: ModelMeta, store: ModelStore, project: (reco
       return inTransaction(ctx, async (tx) => {
         const before = await lockedBefore(ctx, tx, id, ifMatch);
         if (!before) return null;
+        const writes = store.updateWrites(values, storeOptions(ctx));
         const after = await store.update(tx, id, values, storeOptions(ctx));
-        // A PATCH without writable keys writes nothing, so it records nothing.
-        if (history && after && after.updated_at !== before.updated_at) await history.record(tx, 'update', before, after, ctx);
+        // A PATCH without writable keys writes nothing, so it records nothing. (Not judged by
+        // updated_at: two writes within one millisecond leave it unchanged.)
+        if (history && after && writes) await history.record(tx, 'update', before, after, ctx);
         return after;
       });
     },

@@ -171,8 +171,8 @@ export class ModelStore {
    * Updates the keys present in `values` (JSON names) and refreshes
    * updated_at. Null when no live row in scope has that id.
    */
-  async update(db: Executor, id: string, values: RecordData, options: StoreOptions = {}): Promise<RecordData | null> {
-    const own = this.own(options.scope);
+  /** The columns an update with these values sets: declared fields present in them, never base or scope columns. */
+  private updateColumns(values: RecordData, own: readonly ScopeFilter[]): { columns: string[]; params: unknown[] } {
     const scoped = new Set(own.map((s) => this.model.field(s.field)?.name ?? s.field));
     const columns: string[] = [];
     const params: unknown[] = [];
@@ -181,6 +181,17 @@ export class ModelStore {
       columns.push(field.column);
       params.push(encodeValue(field, values[field.name]));
     }
+    return { columns, params };
+  }
+
+  /** Whether `update` with these values writes the row (false: it only reads it back). */
+  updateWrites(values: RecordData, options: StoreOptions = {}): boolean {
+    return this.updateColumns(values, this.own(options.scope)).columns.length > 0;
+  }
+
+  async update(db: Executor, id: string, values: RecordData, options: StoreOptions = {}): Promise<RecordData | null> {
+    const own = this.own(options.scope);
+    const { columns, params } = this.updateColumns(values, own);
     if (columns.length === 0) return this.findById(db, id, options);
     columns.push('updated_at');
     params.push(now());
