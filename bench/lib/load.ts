@@ -77,13 +77,22 @@ export interface Contender {
 
 /**
  * Measures mfx and its baseline in alternating rounds (the machine is shared
- * and its speed drifts) and keeps the round with the median ratio.
+ * and its speed drifts) and keeps the round with the median ratio. Which of
+ * the two goes first alternates too, so a steady drift does not always
+ * favour the one measured second.
  */
 export async function compare(workload: Workload, mfx: Contender, baseline: Contender, rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<Row> {
   const results: Row[] = [];
   for (let round = 0; round < rounds; round++) {
-    const a = await measure(mfx.url, workload);
-    const b = await measure(baseline.url, workload);
+    let a: LoadResult;
+    let b: LoadResult;
+    if (round % 2 === 0) {
+      a = await measure(mfx.url, workload);
+      b = await measure(baseline.url, workload);
+    } else {
+      b = await measure(baseline.url, workload);
+      a = await measure(mfx.url, workload);
+    }
     results.push({ workload: workload.name, mfx: a, baseline: b });
     if (process.env.BENCH_VERBOSE === '1') {
       console.log(`  round ${round + 1}: ${workload.name}: mfx ${a.rps.toFixed(0)} req/s, baseline ${b.rps.toFixed(0)} req/s, ratio ${(a.rps / b.rps).toFixed(2)}`);
