@@ -102,27 +102,41 @@ describe('PostgreSQL prepared statements', { skip: postgres.skip }, () => {
     assert.deepEqual((await client.query('SELECT 1 AS "x"')).rows, [{ x: 1 }]);
   });
 
-  it('answers once with an error when the connection dies under a running statement', async () => {
-    const slow = statement(`SELECT pg_sleep(5) AS "slept"`);
-    const { client } = await connect();
-    client.on('error', () => {});
-    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+  /** Runs `statement` on `client`, counting how many times it answers; resolves with the first answer. */
+  function counted(client: pg.Client, target: PreparedStatement) {
     let answers = 0;
-    const running = new Promise<Error | null>((resolve) => {
+    const first = new Promise<Error | null>((resolve) => {
       client.query(
-        new StatementExecution(slow, [], (error) => {
+        new StatementExecution(target, [], (error) => {
           answers++;
           resolve(error);
         }),
       );
     });
+    return { first, answers: () => answers };
+  }
+
+  it('answers with an error when the connection dies under a running statement', async () => {
+    const { client } = await connect();
+    client.on('error', () => {});
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    const run = counted(client, statement(`SELECT pg_sleep(5) AS "slept"`));
     const killer = await connect();
     await new Promise((r) => setTimeout(r, 200));
     await killer.client.query('SELECT pg_terminate_backend($1)', [pid]);
-    const error = await running;
-    assert.ok(error instanceof Error);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(answers, 1);
+    assert.ok((await run.first) instanceof Error);
+    assert.equal(run.answers(), 1);
+  });
+
+  it("answers once when pg's query_timeout reports an error and the statement finishes later", async () => {
+    const client = new pg.Client({ connectionString: schema.url, query_timeout: 100 });
+    await client.connect();
+    clients.push(client);
+    const run = counted(client, statement(`SELECT pg_sleep(0.4) AS "slept"`));
+    assert.match(String(await run.first), /Query read timeout/);
+    // The server finishes the statement and reports ready; that second outcome is dropped.
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(run.answers(), 1);
   });
 
   it('fails loudly once and describes again when the schema changes the shape of the rows under it', async () => {
