@@ -56,20 +56,11 @@ export class PreparedStatement {
   /** Learns the row shape from a RowDescription (or from its absence: a statement without rows). */
   learn(fields: readonly FieldMessage[]): void {
     const parsers = fields.map((field) => this.parserFor(field.dataTypeID));
-    const value = (values: ReadonlyArray<string | null>, i: number) => (values[i] === null ? null : parsers[i](values[i]!));
-    let row: Description['row'];
-    if (fields.some((field) => field.name === '__proto__')) {
-      // A literal `__proto__` key would set the prototype: such rows get their properties defined one by one.
-      row = (values) => {
-        const out: Row = {};
-        fields.forEach((field, i) => Object.defineProperty(out, field.name, { value: value(values, i), enumerable: true, writable: true, configurable: true }));
-        return out;
-      };
-    } else {
-      // Straight-line code with a fixed object shape; column names are quoted with JSON.stringify.
-      const entries = fields.map((field, i) => `${JSON.stringify(field.name)}: v[${i}] === null ? null : p[${i}](v[${i}])`);
-      row = new Function('p', `return function row(v) { return { ${entries.join(', ')} }; }`)(parsers) as Description['row'];
-    }
+    // Straight-line code with a fixed object shape; column names are quoted with JSON.stringify,
+    // and `__proto__` is written as a computed key, which defines a property instead of the prototype.
+    const key = (name: string) => (name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name));
+    const entries = fields.map((field, i) => `${key(field.name)}: v[${i}] === null ? null : p[${i}](v[${i}])`);
+    const row = new Function('p', `return function row(v) { return { ${entries.join(', ')} }; }`)(parsers) as Description['row'];
     this.description = { columns: fields.length, row };
   }
 
