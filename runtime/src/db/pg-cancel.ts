@@ -13,18 +13,17 @@ interface BackendKey {
 
 const cancelled = new WeakSet<object>();
 
-/**
- * Whether a CancelRequest was sent for this connection. The request travels
- * on its own socket and can arrive after the statement it was meant for has
- * finished, cancelling whatever the connection runs next, so such a
- * connection is closed instead of going back to the pool.
- */
-export function cancelWasSent(client: pg.PoolClient | pg.Client): boolean {
-  return cancelled.has(client);
-}
+const cancelledConnection = new Error('mfx: a cancel was sent on this connection; it is closed rather than reused');
 
-/** The error a pool release takes to close a connection a cancel was sent for. */
-export const cancelledConnection = new Error('mfx: a cancel was sent on this connection; it is closed rather than reused');
+/**
+ * What to release a connection with: an error (so the pool closes it) when a
+ * CancelRequest was sent for it. The request travels on its own socket and can
+ * arrive after the statement it meant has finished, cancelling whatever the
+ * connection runs next.
+ */
+export function releaseErrorOf(client: pg.PoolClient | pg.Client): Error | undefined {
+  return cancelled.has(client) ? cancelledConnection : undefined;
+}
 
 /**
  * Asks the server to cancel whatever the connection of `client` is running,

@@ -16,7 +16,7 @@ import {
   TxCommitError,
   throwIfAborted,
 } from './adapter.js';
-import { cancelBackend, cancelledConnection, cancelWasSent } from './pg-cancel.js';
+import { cancelBackend, releaseErrorOf } from './pg-cancel.js';
 import { PreparedStatement, type StatementResult, StatementExecution, type ValueParser } from './pg-statement.js';
 import { rebindQuestionMarks } from './rebind.js';
 
@@ -147,7 +147,7 @@ class PostgresExecutor {
         if (onAbort) signal!.addEventListener('abort', onAbort);
         const done = (error: Error | null, result?: StatementResult) => {
           if (onAbort) signal!.removeEventListener('abort', onAbort);
-          release?.(cancelWasSent(client) ? cancelledConnection : undefined);
+          release?.(releaseErrorOf(client));
           if (error) reject(signal?.aborted ? new AbortedError(signal.reason) : error);
           else resolve(result!);
         };
@@ -284,7 +284,7 @@ class PostgresAdapter implements Adapter {
     } finally {
       tx.closed = true;
       // A connection that failed to roll back, or had a cancel sent on it, is closed instead of going back to the pool.
-      client.release(broken ?? (cancelWasSent(client) ? cancelledConnection : undefined));
+      client.release(broken ?? releaseErrorOf(client));
     }
   }
 
