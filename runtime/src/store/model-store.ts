@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor, QueryOptions } from '../db/adapter.js';
-import type { SqlTemplates } from '../manifest/types.js';
+import type { FieldManifest, SqlTemplates } from '../manifest/types.js';
 import type { ScopeFilter } from '../pipeline/context.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -167,31 +167,26 @@ export class ModelStore {
     return this.decode(row!);
   }
 
-  /**
-   * Updates the keys present in `values` (JSON names) and refreshes
-   * updated_at. Null when no live row in scope has that id.
-   */
-  /** The columns an update with these values sets: declared fields present in them, never base or scope columns. */
-  private updateColumns(values: RecordData, own: readonly ScopeFilter[]): { columns: string[]; params: unknown[] } {
-    const scoped = new Set(own.map((s) => this.model.field(s.field)?.name ?? s.field));
-    const columns: string[] = [];
-    const params: unknown[] = [];
-    for (const field of this.model.fields) {
-      if (field.base || !(field.name in values) || scoped.has(field.name)) continue;
-      columns.push(field.column);
-      params.push(encodeValue(field, values[field.name]));
-    }
-    return { columns, params };
+  /** The fields an update with these values sets: declared fields present in them, never base or scope columns. */
+  private updatedFields(values: RecordData, own: readonly ScopeFilter[]): FieldManifest[] {
+    const scoped = own.length ? new Set(own.map((s) => this.model.field(s.field)?.name ?? s.field)) : null;
+    return this.model.fields.filter((field) => !field.base && field.name in values && !scoped?.has(field.name));
   }
 
   /** Whether `update` with these values writes the row (false: it only reads it back). */
   updateWrites(values: RecordData, options: StoreOptions = {}): boolean {
-    return this.updateColumns(values, this.own(options.scope)).columns.length > 0;
+    return this.updatedFields(values, this.own(options.scope)).length > 0;
   }
 
+  /**
+   * Updates the keys present in `values` (JSON names) and refreshes
+   * updated_at. Null when no live row in scope has that id.
+   */
   async update(db: Executor, id: string, values: RecordData, options: StoreOptions = {}): Promise<RecordData | null> {
     const own = this.own(options.scope);
-    const { columns, params } = this.updateColumns(values, own);
+    const fields = this.updatedFields(values, own);
+    const columns = fields.map((field) => field.column);
+    const params = fields.map((field) => encodeValue(field, values[field.name]));
     if (columns.length === 0) return this.findById(db, id, options);
     columns.push('updated_at');
     params.push(now());
