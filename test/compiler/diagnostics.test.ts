@@ -59,6 +59,27 @@ describe('diagnostics', () => {
     );
   });
 
+  it('writeonly cannot be filterable, sortable or searchable (the parser would refuse what the document advertises)', () => {
+    check(
+      'writeonly-query.ts',
+      expected(
+        'writeonly-query.ts',
+        'pin:',
+        "WriteonlyQuery.pin: 'writeonly' cannot be combined with 'filterable'. A writeonly value never leaves the server, and a filter would let clients probe it; drop filterable",
+      ),
+      expected(
+        'writeonly-query.ts',
+        'rank:',
+        "WriteonlyQuery.rank: 'writeonly' cannot be combined with 'sortable'. A writeonly value never leaves the server, and sorting by it would let clients probe it; drop sortable",
+      ),
+      expected(
+        'writeonly-query.ts',
+        'answer:',
+        "WriteonlyQuery.answer: 'writeonly' cannot be combined with 'searchable'. A writeonly value never leaves the server, and a search would let clients probe it; drop searchable",
+      ),
+    );
+  });
+
   it('searchable applies to plain text only: not localized, not numbers', () => {
     check(
       'searchable.ts',

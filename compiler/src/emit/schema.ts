@@ -2,12 +2,11 @@
  * JSON Schemas of create and update bodies.
  *
  * The runtime depends on these rules exactly: only client-writable fields
- * are listed (no base columns, nothing readonly or hidden; update also
- * leaves out immutable fields), unknown keys are allowed (the runtime
+ * are listed (the `writable` and `updatable` field roles), unknown keys are allowed (the runtime
  * strips them before validating), and no defaults (the runtime applies
  * them). Directive fragments come from the catalogue.
  */
-import type { FieldManifest, ScalarType } from '@mfx/runtime/manifest';
+import { type FieldManifest, fieldRoles, type ScalarType } from '@mfx/runtime/manifest';
 import { CATALOGUE } from '../ir/directives/catalogue.js';
 import { INT32, SAFE_INTEGER } from '../ir/directives/values.js';
 
@@ -80,8 +79,8 @@ export function propertySchema(field: FieldManifest): Schema {
  * @example bodySchemas(model.fields).create.required // ['title']
  */
 export function bodySchemas(fields: FieldManifest[]): BodySchemas {
-  const writable = fields.filter((f) => !f.base && !f.readonly && !f.hidden);
-  const updatable = writable.filter((f) => !f.immutable);
+  const writable = fields.filter((f) => fieldRoles(f).writable);
+  const updatable = fields.filter((f) => fieldRoles(f).updatable);
   const required = writable.filter((f) => f.required).map((f) => f.name);
   return {
     create: objectSchema(writable, required),

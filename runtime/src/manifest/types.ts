@@ -256,3 +256,5 @@ export interface Manifest {
 export function validatorExportName(model: string, op: 'create' | 'update'): string {
   return `${model}__${op}`;
 }
+
+export { FIELD_ROLES, type FieldRole, type FieldRoles, fieldRoles } from './roles.js';

@@ -12,9 +12,9 @@ import { type Parameter, type Ref, ref } from './types.js';
 const JSON_OPS = ['has', 'not_has'];
 const isJson = (field: FieldManifest) => field.type === 'json_array' || field.type === 'json_object';
 
-/** Fields a client may name in `filter`: filterable and not hidden. */
-const filterable = (model: ModelMeta) => model.fields.filter((f) => f.filterable && !f.hidden);
-const sortable = (model: ModelMeta) => model.fields.filter((f) => f.sortable && !f.hidden);
+/** Fields a client may name in `filter` and `sort`: exactly what the query parser accepts. */
+const filterable = (model: ModelMeta) => model.fieldsWith('filterable');
+const sortable = (model: ModelMeta) => model.fieldsWith('sortable');
 const describeField = (f: FieldManifest) => `${f.name} (${f.type}${f.enum ? `: ${f.enum.join('|')}` : ''}${f.nullable ? ', nullable' : ''})`;
 
 function filterDescription(model: ModelMeta, registry: Registry): string {
@@ -68,7 +68,7 @@ function selectParameter(model: ModelMeta): Parameter {
     description: 'comma-separated field names; records then carry only those keys (plus included relations)',
     style: 'form',
     explode: false,
-    schema: { type: 'array', items: { type: 'string', enum: model.visibleFields.map((f) => f.name) } },
+    schema: { type: 'array', items: { type: 'string', enum: model.fieldsWith('selectable').map((f) => f.name) } },
   };
 }
 
@@ -120,7 +120,7 @@ export function listParameters(model: ModelMeta, registry: Registry): (Parameter
   const include = includeParameter(model, registry);
   if (include) params.push(include);
   params.push(ref('parameters', 'page'), ref('parameters', 'limit'));
-  const searchable = model.fields.filter((f) => f.searchable && !f.hidden);
+  const searchable = model.fieldsWith('searchable');
   if (searchable.length > 0) {
     params.push({ name: 'q', in: 'query', description: `full-text search over ${searchable.map((f) => f.name).join(', ')}`, schema: { type: 'string' } });
   }

@@ -30,7 +30,7 @@ function history(doc: DocumentBuilder, model: ModelMeta): void {
 }
 
 function aggregate(doc: DocumentBuilder, model: ModelMeta): void {
-  const fields = model.fields.filter((f) => (f.filterable || f.sortable) && !f.hidden).map((f) => f.name);
+  const fields = model.fields.filter((f) => model.roles(f).filterable || model.roles(f).sortable).map((f) => f.name);
   const params = [...modelPieces(model, doc.registry).listParameters];
   doc.operation(
     'get',

@@ -43,8 +43,8 @@ export function parseSelect(model: ModelMeta, params: URLSearchParams): string[]
     const name = part.trim();
     if (name === '') continue;
     const field = model.field(name);
-    if (!field || field.hidden || field.writeonly) {
-      throw invalid(`select names unknown field "${name.slice(0, 60)}" of ${model.name}; selectable: ${model.visibleFields.map((f) => f.name).join(', ')}`);
+    if (!field || !model.roles(field).selectable) {
+      throw invalid(`select names unknown field "${name.slice(0, 60)}" of ${model.name}; selectable: ${model.fieldsWith('selectable').map((f) => f.name).join(', ')}`);
     }
     if (!names.includes(field.name)) names.push(field.name);
   }
@@ -74,11 +74,13 @@ function relationHint(model: ModelMeta): string {
 /** The field a filter or sort names, checked against its directive (base columns name their opt-in setting). */
 function usableField(owner: ModelMeta, name: string, label: string, use: 'filterable' | 'sortable'): FieldManifest {
   const field = owner.field(name);
-  if (!field || field.hidden || field.writeonly || field.encrypted) {
-    throw invalid(`${label} is not a field of ${owner.name}; ${use} fields: ${owner.fields.filter((f) => f[use]).map((f) => f.name).join(', ') || 'none'}`);
+  // Hidden and writeonly fields are never acknowledged, so a client cannot probe for them.
+  if (!field || !owner.roles(field).visible) {
+    throw invalid(`${label} is not a field of ${owner.name}; ${use} fields: ${owner.fieldsWith(use).map((f) => f.name).join(', ') || 'none'}`);
   }
-  if (!field[use]) {
+  if (!owner.roles(field)[use]) {
     if (field.base) throw invalid(`${label} is a base column of ${owner.name} and is not ${use}; opt in with the model directive base:${field.column}=${use}`);
+    if (field.encrypted) throw invalid(`${label} of ${owner.name} is encrypted, and encrypted fields cannot be ${use === 'filterable' ? 'filtered' : 'sorted'}`);
     throw invalid(`${label} of ${owner.name} is not ${use}; add the ${use} directive to the field`);
   }
   return field;
@@ -167,7 +169,7 @@ export function parseIncludes(model: ModelMeta, params: URLSearchParams): Includ
 export function parseSearch(model: ModelMeta, params: URLSearchParams): string | null {
   const q = params.get('q');
   if (q === null || q.trim() === '') return null;
-  if (!model.fields.some((f) => f.searchable)) throw invalid(`q needs searchable fields, and ${model.name} has none; add the searchable directive to its text fields`);
+  if (model.fieldsWith('searchable').length === 0) throw invalid(`q needs searchable fields, and ${model.name} has none; add the searchable directive to its text fields`);
   return q;
 }
 

@@ -8,6 +8,7 @@ import type {
   RelationManifest,
   SqlTemplates,
 } from '../manifest/types.js';
+import { FIELD_ROLES, type FieldRole, type FieldRoles, fieldRoles } from '../manifest/roles.js';
 import { type StoredColumn, storedColumns } from '../sql/columns.js';
 
 export type BelongsTo = Extract<RelationManifest, { kind: 'belongsTo' }>;
@@ -38,6 +39,8 @@ export class ModelMeta {
 
   private readonly byName = new Map<string, FieldManifest>();
   private readonly byColumn = new Map<string, FieldManifest>();
+  private readonly rolesByField = new Map<FieldManifest, FieldRoles>();
+  private readonly fieldsByRole = new Map<FieldRole, readonly FieldManifest[]>();
   /** JSON name → field, for keys a client may send on create / update. */
   readonly createKeys: ReadonlyMap<string, FieldManifest>;
   readonly updateKeys: ReadonlyMap<string, FieldManifest>;
@@ -59,11 +62,22 @@ export class ModelMeta {
     for (const field of manifest.fields) {
       this.byName.set(field.name, field);
       this.byColumn.set(field.column, field);
+      this.rolesByField.set(field, fieldRoles(field));
     }
-    const writable = (field: FieldManifest) => !field.base && !field.readonly && !field.hidden;
-    this.createKeys = new Map(manifest.fields.filter(writable).map((f) => [f.name, f]));
-    this.updateKeys = new Map(manifest.fields.filter((f) => writable(f) && !f.immutable).map((f) => [f.name, f]));
-    this.visibleFields = manifest.fields.filter((f) => !f.hidden && !f.writeonly);
+    for (const role of FIELD_ROLES) this.fieldsByRole.set(role, manifest.fields.filter((f) => this.rolesByField.get(f)![role]));
+    this.createKeys = new Map(this.fieldsWith('writable').map((f) => [f.name, f]));
+    this.updateKeys = new Map(this.fieldsWith('updatable').map((f) => [f.name, f]));
+    this.visibleFields = this.fieldsWith('visible');
+  }
+
+  /** What one of this model's fields may be used for (computed once, at load). */
+  roles(field: FieldManifest): FieldRoles {
+    return this.rolesByField.get(field) ?? fieldRoles(field);
+  }
+
+  /** The fields that have a role, in declaration order (computed once per role). */
+  fieldsWith(role: FieldRole): readonly FieldManifest[] {
+    return this.fieldsByRole.get(role)!;
   }
 
   /** A field by its JSON name or, failing that, its column name. */

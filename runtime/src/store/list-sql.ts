@@ -105,7 +105,7 @@ export function writeWhere(sql: SqlBuilder, model: ModelMeta, { query, scope, ke
 
   if (query.q !== null) {
     const words = query.q.match(/[\p{L}\p{N}]+/gu) ?? [];
-    const columns = model.fields.filter((f) => f.searchable && f.type === 'string').map((f) => f.column);
+    const columns = model.fieldsWith('searchable').map((f) => f.column);
     // Nothing searchable in the text (only punctuation): nothing matches.
     if (words.length === 0) sql.text(' AND 1 = 0');
     else {

@@ -27,7 +27,12 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
     summary: 'accepted on write, never in responses',
     field: {
       parse: flag,
-      conflicts: { hidden: 'A hidden field is not accepted on writes either; use writeonly alone for write-only input' },
+      conflicts: {
+        hidden: 'A hidden field is not accepted on writes either; use writeonly alone for write-only input',
+        filterable: 'A writeonly value never leaves the server, and a filter would let clients probe it; drop filterable',
+        sortable: 'A writeonly value never leaves the server, and sorting by it would let clients probe it; drop sortable',
+        searchable: 'A writeonly value never leaves the server, and a search would let clients probe it; drop searchable',
+      },
       apply: (_, { field }) => void (field.writeonly = true),
     },
   },
