@@ -27,6 +27,8 @@ import { ACTION_USER_STEPS, actionDefaults } from './actions/chain.js';
 import { mountActions } from './actions/mount.js';
 import type { RegisteredHook } from './pipeline/hook-meta.js';
 import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
+import { type WriteObserver, WriteObservers } from './pipeline/write-observers.js';
+import { historyObserver } from './store/history.js';
 import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
 import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
@@ -51,6 +53,7 @@ export class App {
   /** Path contributions to the OpenAPI document (actions, search, ... document themselves here before start). */
   readonly openapi = new OpenApiContributions();
   private readonly pipeline = new Pipeline();
+  private readonly observers = new WriteObservers();
   private generator: DocumentGenerator | null = null;
   private adapter: Adapter | null;
   private built: RequestHandler | null = null;
@@ -166,6 +169,21 @@ export class App {
     }
   }
 
+  /**
+   * Follows every write of the generated routes (and every row a delete
+   * cascades to) with an observer; `models` limits it to those models. The
+   * observer declares whether it needs the row before the write, a
+   * transaction and a row lock; see WriteObserver.
+   *
+   * @example
+   * app.observeWrites({ name: 'changes', ops: ['update'], needsBefore: true, observe: (tx, c) => log(c.before, c.after) }, { models: ['Post'] });
+   */
+  observeWrites(observer: WriteObserver, scope: { models?: string[] } = {}): this {
+    if (this.sealed) throw new RegistrationClosedError(`the write observer ${observer?.name ?? ''}`);
+    this.observers.add(observer, scope.models);
+    return this;
+  }
+
   /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
   httpMiddleware(middleware: HttpMiddleware): this {
     if (this.sealed) throw new RegistrationClosedError('HTTP middleware');
@@ -203,6 +221,7 @@ export class App {
     }
     this.registry.seal('handler built');
     for (const name of this.pipeline.scopedModels()) this.registry.require(name, 'a hook scope');
+    for (const name of this.observers.scopedModels()) this.registry.require(name, 'a write observer');
     this.pipeline.seal();
     this.openapi.seal();
 
@@ -212,7 +231,16 @@ export class App {
       ...(a.def.auth ?? []).map((h) => actionEntry(h, 'auth')),
       ...(a.def.hooks ?? []).map((h) => actionEntry(h, 'service')),
     ]);
-    setupHooks(entries, actionGroups, { registry: this.registry, store: (name) => this.store(name), onStop: (fn) => this.closers.push(fn) });
+    // History comes first: it is the record of the write, other observers react to it.
+    const versioned = this.registry.all().filter((m) => m.options.versioned);
+    if (versioned.length > 0) this.observers.add(historyObserver, versioned.map((m) => m.name), { first: true });
+    setupHooks(entries, actionGroups, {
+      registry: this.registry,
+      store: (name) => this.store(name),
+      onStop: (fn) => this.closers.push(fn),
+      observeWrites: (observer, models) => this.observers.add(observer, models),
+    });
+    this.observers.seal();
     const deps: DispatchDeps = {
       adapter: () => this.db,
       log: this.log,
@@ -296,6 +324,7 @@ export class App {
       const defaults = modelDefaults(model, op, this.stores.get(model.name)!, {
         bodyLimit: this.config.bodyLimit,
         cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
+        observers: this.observers,
       });
       chain = this.pipeline.build(model.name, op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);

@@ -14,6 +14,9 @@ export type { ModelMeta } from './registry/model-meta.js';
 
 // Pipeline
 export { Context, type PendingResponse, type ScopeFilter } from './pipeline/context.js';
+export type { CascadeCause, WriteCaller, WriteChange, WriteObserver, WriteOp } from './pipeline/write-observers.js';
+export { type Diff, diffOf, snapshotOf } from './store/diff.js';
+export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView } from './store/codec.js';
 export type { TraceConfig } from './pipeline/pipeline.js';
 export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
 export { transaction } from './hooks/transaction.js';
@@ -37,7 +40,7 @@ export { findOneBy } from './store/lookup.js';
 export { etag } from './hooks/etag.js';
 export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
 export { type Claim, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
-export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyOf } from './store/history.js';
+export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyObserver, historyOf } from './store/history.js';
 export { historyTableName } from './sql/templates.js';
 
 // Errors

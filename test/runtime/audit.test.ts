@@ -92,6 +92,32 @@ for (const backend of await backends()) {
   });
 }
 
+for (const backend of await backends()) {
+  describe(`audit of the rows a delete cascades to on ${backend.name}`, { skip: backend.skip }, () => {
+    let server: TestServer;
+    const records: AuditRecord[] = [];
+    before(async () => {
+      server = await startServer(backend, {
+        fixture: 'tenancy',
+        setup: (app) => void app.use('db', audit({ sink: (record) => void records.push(record) }), { ops: ['delete'] }),
+      });
+    });
+    after(async () => server?.close());
+
+    it('records the deleted row and every row its onDelete cascade removed, each with its own diff', async () => {
+      const project = (await server.request('POST', '/projects', { body: { name: 'Doomed', tenantId: 'acme' } })).body.data.id;
+      const tasks: string[] = [];
+      for (const title of ['one', 'two']) tasks.push((await server.request('POST', '/tasks', { body: { title, tenantId: 'acme', projectId: project } })).body.data.id);
+      assert.equal(records.length, 0, 'creates are outside the hook scope');
+      assert.equal((await server.request('DELETE', `/projects/${project}`)).status, 204);
+      assert.deepEqual(records.map((r) => `${r.model}:${r.operation}:${r.recordId}`).sort(), [`Project:delete:${project}`, ...tasks.map((id) => `Task:delete:${id}`)].sort());
+      const one = records.find((r) => r.recordId === tasks[0])!;
+      assert.deepEqual(one.diff.title, { old: 'one', new: null });
+      assert.deepEqual(one.diff.projectId, { old: project, new: null });
+    });
+  });
+}
+
 describe('audit at startup', () => {
   it('must run at the db step, position before', async () => {
     const [sqlite] = await backends();

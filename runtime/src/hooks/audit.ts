@@ -1,10 +1,8 @@
 import { ConfigError } from '../errors/api-error.js';
-import type { FieldManifest } from '../manifest/types.js';
-import type { Context } from '../pipeline/context.js';
 import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
-import type { RecordData } from '../store/codec.js';
-import type { ModelStore } from '../store/model-store.js';
+import type { WriteCaller } from '../pipeline/write-observers.js';
+import { type Diff, diffOf } from '../store/diff.js';
 
 /** One audited write. */
 export interface AuditRecord {
@@ -18,8 +16,8 @@ export interface AuditRecord {
   traceId: string;
   /** When the write happened (ISO 8601, UTC). */
   timestamp: string;
-  /** `{ field: { old, new } }` of the changed fields (JSON names). */
-  diff: Record<string, { old: unknown; new: unknown }>;
+  /** `{ field: { old, new } }` of the recorded fields by the history rules: create every non-null field, update the changed ones, delete every field. */
+  diff: Diff;
 }
 
 export interface AuditOptions {
@@ -27,75 +25,63 @@ export interface AuditOptions {
   sink: (record: AuditRecord) => void | Promise<void>;
 }
 
-/** Fields that never appear in an audit diff: the key, and what must not leave the server. */
-const audited = (field: FieldManifest) => field.name !== 'id' && !field.hidden && !field.writeonly && !field.encrypted;
-
-function diffOf(fields: readonly FieldManifest[], before: RecordData | null, after: RecordData | null): AuditRecord['diff'] {
-  const diff: AuditRecord['diff'] = {};
-  for (const field of fields) {
-    const old = before ? (before[field.name] ?? null) : null;
-    const now = after ? (after[field.name] ?? null) : null;
-    if (!before && now === null) continue;
-    if (!after && old === null) continue;
-    if (JSON.stringify(old) === JSON.stringify(now)) continue;
-    diff[field.name] = { old, new: now };
-  }
-  return diff;
-}
-
 /**
  * Audit log for create, update and delete. Register it at the DB step,
- * position before: it reads the pre-image before the write. The record goes
- * to the sink after the write succeeds (after commit inside a transaction;
- * nothing on rollback), without waiting for it; a sink error never fails the
- * request.
+ * position before, scoped like any hook: it follows the writes of the models
+ * and operations it is scoped to as a write observer, so it sees the row as
+ * it was before the write (read once, under the write's row lock) and every
+ * row a delete cascades to or clears. Each record goes to the sink after the
+ * write commits (nothing on rollback), without waiting for it; a sink error
+ * never fails the request.
  *
  * @example
  * app.use('db', audit({ sink: (record) => auditLog.info(record) }), { ops: ['create', 'update', 'delete'] });
  */
 export function audit(options: AuditOptions): Hook {
   if (typeof options?.sink !== 'function') throw new ConfigError('audit() needs { sink: (record) => void }');
-  const fieldsByModel = new Map<string, FieldManifest[]>();
-  let store: (model: string) => ModelStore = () => {
-    throw new Error('mfx: audit() used before the app sealed');
-  };
 
-  const deliver = (record: AuditRecord, ctx: Context) => {
+  const deliver = (record: AuditRecord, caller: WriteCaller) => {
+    const failed = (error: unknown) =>
+      caller.log.error({ requestId: caller.requestId, err: String((error as Error)?.message ?? error) }, 'audit sink failed');
     try {
-      Promise.resolve(options.sink(record)).catch((error) => ctx.log.error({ requestId: ctx.requestId, err: String(error?.message ?? error) }, 'audit sink failed'));
+      Promise.resolve(options.sink(record)).catch(failed);
     } catch (error) {
-      ctx.log.error({ requestId: ctx.requestId, err: String((error as Error)?.message ?? error) }, 'audit sink failed');
+      failed(error);
     }
   };
 
-  const hook: Hook = async (ctx, next) => {
-    const op = ctx.op;
-    const model = ctx.model;
-    if (!model || (op !== 'create' && op !== 'update' && op !== 'delete')) return next();
-    const before = op === 'create' ? null : await store(model.name).findById(ctx.db, ctx.params.id, { signal: ctx.cancel, scope: ctx.scope });
-    await next();
-    const after = op === 'delete' ? null : ((ctx.result as RecordData | null) ?? null);
-    const record: AuditRecord = {
-      model: model.name,
-      operation: op,
-      recordId: (after?.id ?? before?.id ?? ctx.params.id ?? null) as string | null,
-      actor: ctx.identity?.userId ?? null,
-      tenant: ctx.identity?.tenantId ?? null,
-      requestId: ctx.requestId,
-      traceId: ctx.traceId,
-      timestamp: new Date().toISOString(),
-      diff: diffOf(fieldsByModel.get(model.name) ?? [], before, after),
-    };
-    // Not awaited: the response never waits for the sink.
-    ctx.afterCommit(() => deliver(record, ctx));
-  };
+  // The work happens in the observer; in the pipeline the hook only marks where audit was asked for.
+  const hook: Hook = (_ctx, next) => next();
   return describeHook(hook, {
     role: 'other',
     label: 'audit()',
-    setup({ entry, models, store: storeOf }) {
+    setup({ entry, models, observeWrites }) {
       if (entry.step !== 'db' || entry.position !== 'before') throw new ConfigError('audit() belongs at the db step, position before: it reads the record before the write');
-      store = storeOf;
-      for (const model of models) fieldsByModel.set(model.name, model.fields.filter(audited));
+      observeWrites(
+        {
+          name: 'audit()',
+          needsBefore: true,
+          needsLock: true,
+          observe(_tx, change) {
+            if (!entry.matches(change.model.name, change.op)) return;
+            const { model, op, before, after, caller } = change;
+            const record: AuditRecord = {
+              model: model.name,
+              operation: op,
+              recordId: (after?.id ?? before?.id ?? null) as string | null,
+              actor: caller.identity?.userId ?? null,
+              tenant: caller.identity?.tenantId ?? null,
+              requestId: caller.requestId,
+              traceId: caller.traceId,
+              timestamp: new Date().toISOString(),
+              diff: diffOf(model.fieldsWith('recorded'), op, before, after),
+            };
+            // Not awaited: the response never waits for the sink.
+            caller.afterCommit(() => deliver(record, caller));
+          },
+        },
+        models.map((m) => m.name),
+      );
     },
   });
 }

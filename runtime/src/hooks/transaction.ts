@@ -1,6 +1,5 @@
 import { AbortedError, TxBeginError, TxCommitError } from '../db/adapter.js';
 import { mapDbError } from '../db/errors.js';
-import { runCallback } from '../pipeline/context.js';
 import { type Hook, requiresBeforePosition } from '../pipeline/types.js';
 
 const rollback = Symbol('mfx.rollback');
@@ -9,8 +8,9 @@ const rollback = Symbol('mfx.rollback');
  * Runs the rest of the pipeline in one transaction: committed when nothing
  * threw and the response is empty or below 400, rolled back otherwise (and
  * when the request was aborted). `ctx.afterCommit` callbacks run after the
- * commit and are dropped on rollback. Registering it twice is harmless: the
- * second sees the open transaction and passes through. Before position only.
+ * commit and are dropped on rollback; `ctx.onRollback` callbacks the other way
+ * round. Registering it twice is harmless: the second sees the open
+ * transaction and passes through. Before position only.
  *
  * @example
  * app.use('service', transaction(), { models: ['Order'], ops: ['create', 'update'] });
@@ -18,30 +18,16 @@ const rollback = Symbol('mfx.rollback');
 export function transaction(): Hook {
   const hook: Hook = async function transaction(ctx, next) {
     if (ctx.tx) return next();
-    const callbacks: Array<() => unknown> = [];
     try {
-      await ctx.adapter.transaction(
-        async (tx) => {
-          ctx.tx = tx;
-          ctx.db = tx;
-          ctx.afterCommitCallbacks = callbacks;
-          try {
-            await next();
-          } finally {
-            ctx.tx = null;
-            ctx.db = ctx.adapter;
-            ctx.afterCommitCallbacks = null;
-          }
-          if ((ctx.response && ctx.response.status >= 400) || ctx.cancel.aborted) throw rollback;
-        },
-        { signal: ctx.cancel },
-      );
+      await ctx.transaction(async () => {
+        await next();
+        if ((ctx.response && ctx.response.status >= 400) || ctx.cancel.aborted) throw rollback;
+      });
     } catch (error) {
       if (error === rollback) return;
       if (error instanceof TxBeginError || error instanceof TxCommitError || error instanceof AbortedError) throw mapDbError(error);
       throw error;
     }
-    for (const callback of callbacks) await runCallback(callback, ctx.log);
   };
   (hook as unknown as Record<symbol, boolean>)[requiresBeforePosition] = true;
   return hook;

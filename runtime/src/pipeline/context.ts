@@ -72,8 +72,8 @@ export class Context {
   /** Step timings in ms when Trace.Timings is on. */
   timings: Partial<Record<Step, number>> | null = null;
 
-  /** Callbacks to run after the active transaction commits. */
-  afterCommitCallbacks: Callback[] | null = null;
+  /** Callbacks of the active transaction: after it commits, and after it rolls back; null without one. */
+  private txCallbacks: { commit: Callback[]; rollback: Callback[] } | null = null;
   /** Cancellation handed to the database layer; allocates nothing until used. */
   readonly cancel = new RequestCancel();
   private search: URLSearchParams | null = null;
@@ -119,8 +119,57 @@ export class Context {
    * at once when no transaction is active.
    */
   afterCommit(fn: Callback): void {
-    if (this.afterCommitCallbacks) this.afterCommitCallbacks.push(fn);
+    if (this.txCallbacks) this.txCallbacks.commit.push(fn);
     else void runCallback(fn, this.log);
+  }
+
+  /**
+   * Runs `fn` after the active transaction rolls back (a failed write, a hook
+   * error, a response of 400 or above); dropped on commit. Without an active
+   * transaction there is nothing to roll back and `fn` is dropped.
+   *
+   * @example
+   * ctx.onRollback(() => storage.delete(uploadedKey));
+   */
+  onRollback(fn: Callback): void {
+    this.txCallbacks?.rollback.push(fn);
+  }
+
+  /**
+   * Runs `work` in the active transaction, or in a new one that belongs to
+   * this request while it runs: `ctx.tx` and `ctx.db` point at it, and the
+   * afterCommit and onRollback callbacks registered meanwhile run once it
+   * commits or rolls back. `work` throwing rolls back.
+   *
+   * @example
+   * const after = await ctx.transaction(async (tx) => { ...; return store.insert(tx, values) });
+   */
+  async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    if (this.tx) return work(this.tx);
+    const callbacks = { commit: [] as Callback[], rollback: [] as Callback[] };
+    let result: T;
+    try {
+      result = await this.adapter.transaction(
+        async (tx) => {
+          this.tx = tx;
+          this.db = tx;
+          this.txCallbacks = callbacks;
+          try {
+            return await work(tx);
+          } finally {
+            this.tx = null;
+            this.db = this.adapter;
+            this.txCallbacks = null;
+          }
+        },
+        { signal: this.cancel },
+      );
+    } catch (error) {
+      for (const callback of callbacks.rollback) await runCallback(callback, this.log);
+      throw error;
+    }
+    for (const callback of callbacks.commit) await runCallback(callback, this.log);
+    return result;
   }
 }
 
@@ -169,10 +218,11 @@ export class RequestCancel implements CancelSignal {
   }
 }
 
+/** Runs a transaction callback; what it throws is logged, never sent to the client. */
 export async function runCallback(fn: Callback, log: Logger): Promise<void> {
   try {
     await fn();
   } catch (error) {
-    log.error({ err: String((error as Error)?.stack ?? error) }, 'after-commit callback failed');
+    log.error({ err: String((error as Error)?.stack ?? error) }, 'transaction callback failed');
   }
 }

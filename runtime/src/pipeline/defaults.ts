@@ -6,13 +6,14 @@ import type { CursorCodec } from '../query/cursor.js';
 import { keysetFor, nextCursor } from '../query/keyset.js';
 import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import { buildProjector, type RecordData } from '../store/codec.js';
+import { codecOf, FULL_VIEW, type RecordData, type ResponseView } from '../store/codec.js';
 import type { ModelStore, Page } from '../store/model-store.js';
 import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
 import type { Context } from './context.js';
 import { historyDefaults } from './history-read.js';
 import { recordWrites } from './record-writes.js';
-import type { StepDefaults } from './pipeline.js';
+import { ObserverError, type WriteObservers } from './write-observers.js';
+import { hookFailure, type StepDefaults } from './pipeline.js';
 import type { Hook, Op } from './types.js';
 import { applyDefaults, stripBody, validateBody } from './validate.js';
 
@@ -20,15 +21,21 @@ export interface DefaultsOptions {
   bodyLimit: number;
   /** Signs and reads keyset pagination tokens. */
   cursors: CursorCodec;
+  /** The write observers of every model (history, audit, ...), sealed. */
+  observers: WriteObservers;
 }
+
+/** What the response shows, from the request's parameters and caller. */
+const viewOf = (ctx: Context): ResponseView => ({ select: ctx.query?.select ?? null, locale: ctx.query?.locale ?? null, caller: ctx.identity });
 
 const notFound = (model: ModelMeta, id: string) => new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
 
-/** Runs a store call, turning driver errors into API errors. */
+/** Runs a store call, turning driver errors into API errors (and a write observer's failure into a hook's). */
 async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof ObserverError) throw hookFailure(error.cause, ctx, 'db', 'write observer', { observer: error.observer });
     const mapped = mapDbError(error, ctx.op);
     if (mapped.code === 'DB_ERROR') {
       ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
@@ -48,19 +55,20 @@ function deserializeBody(options: DefaultsOptions): Hook {
 
 /** The default step behaviour for one model and operation. */
 export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, options: DefaultsOptions): StepDefaults {
-  const project = buildProjector(model);
+  const { project } = codecOf(model, store.dialect.name);
   const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
-  const writes = recordWrites(model, store, project);
+  // The ETag names the stored record, not a view of it: If-Match is compared with every visible field.
+  const storedEtag = (record: RecordData) => etagOf({ data: project(record, FULL_VIEW, false) });
+  const writes = recordWrites(model, store, options.observers, storedEtag);
   // Singletons have no id in the path: the row is resolved (and created on first access) per request.
   const singleton = model.options.singleton ? new SingletonRows(model, store.dialect) : null;
   const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
-    const body = { data: project(record, ctx.query?.select) };
+    const body = { data: project(record, viewOf(ctx)) };
     if (!model.options.optimisticLock) ctx.response = { status, body };
-    // The ETag names the stored record, not a view of it: If-Match is compared with the full record.
-    else if (ctx.query && (ctx.query.select || ctx.query.include.length)) ctx.response = { status, body, headers: { ETag: etagOf({ data: project(record, null, false) }) } };
+    else if (ctx.query && (ctx.query.select || ctx.query.include.length)) ctx.response = { status, body, headers: { ETag: storedEtag(record) } };
     else ctx.response = { status, body, etag: true };
   };
 
@@ -91,7 +99,8 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
             page.total === null
               ? { limit, next_cursor: page.nextCursor ?? null, has_more: page.hasMore ?? false }
               : { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) };
-          ctx.respond(200, { data: page.records.map((r) => project(r, ctx.query!.select)), meta });
+          const view = viewOf(ctx);
+          ctx.respond(200, { data: page.records.map((r) => project(r, view)), meta });
           await next();
         },
       };

@@ -5,6 +5,7 @@ import type { ModelStore } from '../store/model-store.js';
 import { metaSlot } from '../util/meta-slot.js';
 import type { Context } from './context.js';
 import type { Hook, Op, Position, Step } from './types.js';
+import type { WriteObserver } from './write-observers.js';
 
 /** How an authenticator reads its credential, for OpenAPI securitySchemes. */
 export type SecurityScheme =
@@ -37,6 +38,8 @@ export interface HookEnvironment {
   store(model: string): ModelStore;
   /** Runs when the server stops (close a Redis client, for example). */
   onStop(fn: () => Promise<void> | void): void;
+  /** Follows the writes of `models` (all when null) with a write observer (audit does). */
+  observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
 }
 
 export interface HookMeta {

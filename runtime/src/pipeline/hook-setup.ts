@@ -2,6 +2,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ModelStore } from '../store/model-store.js';
 import { hookMeta, type RegisteredHook } from './hook-meta.js';
 import type { Hook, Op, Step } from './types.js';
+import type { WriteObserver } from './write-observers.js';
 
 /** A hook that lives outside the pipeline (an action's own auth or hooks), described like an entry. */
 export function actionEntry(hook: Hook, step: Step): RegisteredHook {
@@ -12,6 +13,7 @@ export interface SetupDeps {
   registry: Registry;
   store(model: string): ModelStore;
   onStop(fn: () => Promise<void> | void): void;
+  observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
 }
 
 /**
@@ -31,6 +33,7 @@ export function setupHooks(entries: readonly RegisteredHook[], groups: ReadonlyA
       models: entry.models ? all.filter((m) => entry.models!.has(m.name)) : entry.ops && [...entry.ops].every((op) => op === 'action') ? [] : all,
       store: deps.store,
       onStop: deps.onStop,
+      observeWrites: deps.observeWrites,
     });
   };
   for (const entry of entries) run(entry, entries);

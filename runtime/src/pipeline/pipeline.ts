@@ -38,15 +38,16 @@ export type Chain = (ctx: Context) => Promise<void>;
 const programmingErrors = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
 
 /**
- * Classifies what a hook threw: an ApiError answers as it says; an Error is a
- * returned error (500 INTERNAL); a programming error or a non-Error value is a
- * panic (500 PANIC). The original is logged, never sent.
+ * Classifies what a hook (or a write observer) threw: an ApiError answers as
+ * it says; an Error is a returned error (500 INTERNAL); a programming error
+ * or a non-Error value is a panic (500 PANIC). The original is logged, never
+ * sent.
  */
-export function hookFailure(thrown: unknown, ctx: Context, step: Step): ApiError {
+export function hookFailure(thrown: unknown, ctx: Context, step: Step, who: 'hook' | 'write observer' = 'hook', fields: Record<string, unknown> = {}): ApiError {
   if (thrown instanceof ApiError) return thrown;
   const panic = !(thrown instanceof Error) || programmingErrors.some((type) => thrown.constructor === type);
   const err = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
-  ctx.log.error({ requestId: ctx.requestId, step, model: ctx.model?.name, op: ctx.op, err }, panic ? 'hook panicked' : 'hook returned an error');
+  ctx.log.error({ requestId: ctx.requestId, step, model: ctx.model?.name, op: ctx.op, ...fields, err }, panic ? `${who} panicked` : `${who} returned an error`);
   return new ApiError(panic ? 'PANIC' : 'INTERNAL');
 }
 

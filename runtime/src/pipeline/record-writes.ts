@@ -1,12 +1,12 @@
 import type { Executor } from '../db/adapter.js';
 import { ApiError } from '../errors/api-error.js';
-import { etagOf, type IfMatch, ifMatchAccepts, parseIfMatch } from '../http/etag.js';
+import { type IfMatch, ifMatchAccepts, parseIfMatch } from '../http/etag.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
-import { historyOf } from '../store/history.js';
+import type { ModelStore, StoreOptions } from '../store/model-store.js';
 import type { CascadeObserver } from '../store/referential.js';
-import type { ModelStore } from '../store/model-store.js';
 import type { Context } from './context.js';
+import { notify, type ObserverPlan, type WriteObservers } from './write-observers.js';
 
 /** The writes of the DB step: create, update and delete of one model. */
 export interface RecordWrites {
@@ -17,108 +17,103 @@ export interface RecordWrites {
   remove(ctx: Context, id: string): Promise<boolean>;
 }
 
-const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
+const storeOptions = (ctx: Context): StoreOptions => ({ signal: ctx.cancel, scope: ctx.scope });
 
-/**
- * History of the rows a delete cascades to: a cascaded or marked child of a
- * versioned model gets a `delete` row, a set-null child an `update` row, in
- * the delete's transaction (the service performs these actions itself so
- * history sees them).
- */
-function cascadeHistory(ctx: Context): CascadeObserver {
-  return async (change) => {
-    const history = historyOf(change.model, change.tx.dialect);
-    if (!history) return;
-    if (change.action === 'setNull') await history.record(change.tx, 'update', change.before, change.after, ctx);
-    else await history.record(change.tx, 'delete', change.before, null, ctx);
-  };
-}
-
-/** Whether deleting a row of `model` may cascade to or clear a versioned model's rows. */
-function cascadesReachHistory(model: ModelMeta, seen = new Set<ModelMeta>()): boolean {
-  if (seen.has(model)) return false;
-  seen.add(model);
-  return model.inbound.some(
-    ({ child, relation }) =>
-      (relation.onDelete === 'setNull' && child.options.versioned) || (relation.onDelete === 'cascade' && (child.options.versioned || cascadesReachHistory(child, seen))),
-  );
+/** What one kind of write must do before writing, decided per request from the plan and If-Match. */
+interface Needs {
+  before: boolean;
+  lock: boolean;
+  transaction: boolean;
 }
 
 /**
- * Runs `work` in the request's transaction, or in one of its own when none is
- * active: the optimistic-lock check, the write and its history row commit or
- * roll back together.
- */
-function inTransaction<T>(ctx: Context, work: (tx: Executor) => Promise<T>): Promise<T> {
-  if (ctx.tx) return work(ctx.tx);
-  return ctx.adapter.transaction(work, { signal: ctx.cancel });
-}
-
-/**
- * The DB step's writes for one model, chosen once per model: the store's
- * plain statements, or, for `versioned` and `optimistic_lock` models, writes
- * that lock the row, check If-Match and append history in one transaction.
+ * The DB step's writes for one model, planned once per model: which write
+ * observers follow each kind of write (history, audit, ...) and what they
+ * need. A write whose observers need nothing runs the store's plain
+ * statement; otherwise the write path opens (or joins) the transaction, locks
+ * the row and reads it once, checks If-Match on `optimistic_lock` models,
+ * writes, and hands every observer the same change, for the row written and
+ * for every row its delete cascaded to.
  *
  * @example
- * const writes = recordWrites(model, store, project);
+ * const writes = recordWrites(model, store, observers, (record) => etagOf({ data: project(record) }));
  * ctx.result = await writes.update(ctx, ctx.params.id, body);
  */
-export function recordWrites(model: ModelMeta, store: ModelStore, project: (record: RecordData) => RecordData): RecordWrites {
-  // Decided once per model: only deletes that can reach a versioned model pay for the observer.
-  const observed = cascadesReachHistory(model);
-  const removeOptions = (ctx: Context) => (observed ? { ...storeOptions(ctx), observe: cascadeHistory(ctx) } : storeOptions(ctx));
-  const plain: RecordWrites = {
-    insert: (ctx, values) => store.insert(ctx.db, values, storeOptions(ctx)),
-    update: (ctx, id, values) => store.update(ctx.db, id, values, storeOptions(ctx)),
-    remove: (ctx, id) => store.remove(ctx.db, id, removeOptions(ctx)),
-  };
-  const history = historyOf(model, store.dialect);
+export function recordWrites(model: ModelMeta, store: ModelStore, observers: WriteObservers, etagOf: (record: RecordData) => string): RecordWrites {
+  const creates = observers.plan(model, 'create');
+  const updates = observers.plan(model, 'update');
+  const deletes = observers.plan(model, 'delete');
+  // Decided once per model: only deletes that can reach observed rows pay for the cascade observer.
+  const cascades = observers.cascadesObserved(model);
   const locking = model.options.optimisticLock;
-  if (!history && !locking) return plain;
 
   /** The If-Match of a locked model's request; null means no check. */
   const ifMatchOf = (ctx: Context): IfMatch | null => (locking ? parseIfMatch(ctx.req.headers['if-match']) : null);
 
-  /** Reads and locks the live row; checks If-Match against the ETag a read of it would carry. */
-  const lockedBefore = async (ctx: Context, tx: Executor, id: string, ifMatch: IfMatch | null): Promise<RecordData | null> => {
-    const before = await store.findById(tx, id, { ...storeOptions(ctx), lock: true });
-    if (before && ifMatch && !ifMatchAccepts(ifMatch, etagOf({ data: project(before) }))) {
+  const needsOf = (plan: ObserverPlan, ifMatch: IfMatch | null, extraTransaction = false): Needs => ({
+    before: plan.needsBefore || ifMatch !== null,
+    lock: plan.needsLock || ifMatch !== null,
+    transaction: plan.needsTransaction || plan.needsLock || ifMatch !== null || extraTransaction,
+  });
+
+  /** Runs `work` where the write's needs say: the request's executor, or a transaction (the active one, or its own). */
+  const run = <T>(ctx: Context, needs: Needs, work: (db: Executor) => Promise<T>): Promise<T> =>
+    needs.transaction ? ctx.transaction(work) : work(ctx.db);
+
+  /** Reads (and locks) the live row when the write needs it; checks If-Match against the ETag a read of it would carry. */
+  const readBefore = async (ctx: Context, db: Executor, id: string, needs: Needs, ifMatch: IfMatch | null): Promise<RecordData | null | undefined> => {
+    if (!needs.before) return undefined;
+    const before = await store.findById(db, id, { ...storeOptions(ctx), lock: needs.lock });
+    if (before && ifMatch && !ifMatchAccepts(ifMatch, etagOf(before))) {
       throw new ApiError('PRECONDITION_FAILED', `If-Match does not match the current ETag of ${model.name} "${id.slice(0, 100)}"; read the record again and retry with its ETag`);
     }
     return before;
   };
 
+  /** Every row a delete cascades to or clears, handed to the observers of that row's model. */
+  const cascadeObserver = (ctx: Context): CascadeObserver => async (change) => {
+    const op = change.action === 'setNull' ? 'update' : 'delete';
+    const plan = observers.plan(change.model, op);
+    if (plan.observers.length === 0) return;
+    const cascade = { action: change.action, relation: change.relation, depth: change.depth };
+    await notify(change.tx, plan, { model: change.model, op, before: change.before, after: change.after, cascade, caller: ctx });
+  };
+
   return {
     insert: (ctx, values) => {
-      if (!history) return plain.insert(ctx, values);
-      return inTransaction(ctx, async (tx) => {
-        const after = await store.insert(tx, values, storeOptions(ctx));
-        await history.record(tx, 'create', null, after, ctx);
+      if (creates.observers.length === 0) return store.insert(ctx.db, values, storeOptions(ctx));
+      return run(ctx, needsOf(creates, null), async (db) => {
+        const after = await store.insert(db, values, storeOptions(ctx));
+        await notify(db, creates, { model, op: 'create', before: null, after, cascade: null, caller: ctx });
         return after;
       });
     },
     update: (ctx, id, values) => {
       const ifMatch = ifMatchOf(ctx);
-      if (!history && !ifMatch) return plain.update(ctx, id, values);
-      return inTransaction(ctx, async (tx) => {
-        const before = await lockedBefore(ctx, tx, id, ifMatch);
-        if (!before) return null;
-        const writes = store.updateWrites(values, storeOptions(ctx));
-        const after = await store.update(tx, id, values, storeOptions(ctx));
-        // A PATCH without writable keys writes nothing, so it records nothing. (Not judged by
+      if (updates.observers.length === 0 && !ifMatch) return store.update(ctx.db, id, values, storeOptions(ctx));
+      const needs = needsOf(updates, ifMatch);
+      return run(ctx, needs, async (db) => {
+        const before = await readBefore(ctx, db, id, needs, ifMatch);
+        if (before === null) return null;
+        // A PATCH without writable keys writes nothing, so nothing is observed. (Not judged by
         // updated_at: two writes within one millisecond leave it unchanged.)
-        if (history && after && writes) await history.record(tx, 'update', before, after, ctx);
+        const writes = store.updateWrites(values, storeOptions(ctx));
+        const after = await store.update(db, id, values, storeOptions(ctx));
+        if (after && writes) await notify(db, updates, { model, op: 'update', before: before ?? null, after, cascade: null, caller: ctx });
         return after;
       });
     },
     remove: (ctx, id) => {
       const ifMatch = ifMatchOf(ctx);
-      if (!history && !ifMatch) return plain.remove(ctx, id);
-      return inTransaction(ctx, async (tx) => {
-        const before = await lockedBefore(ctx, tx, id, ifMatch);
-        if (!before) return false;
-        const removed = await store.remove(tx, id, removeOptions(ctx));
-        if (history && removed) await history.record(tx, 'delete', before, null, ctx);
+      if (deletes.observers.length === 0 && !ifMatch && !cascades) return store.remove(ctx.db, id, storeOptions(ctx));
+      // Cascaded rows are observed inside the delete's transaction, so their callbacks follow its outcome.
+      const needs = needsOf(deletes, ifMatch, cascades);
+      return run(ctx, needs, async (db) => {
+        const before = await readBefore(ctx, db, id, needs, ifMatch);
+        if (before === null) return false;
+        const options = cascades ? { ...storeOptions(ctx), observe: cascadeObserver(ctx) } : storeOptions(ctx);
+        const removed = await store.remove(db, id, options);
+        if (removed) await notify(db, deletes, { model, op: 'delete', before: before ?? null, after: null, cascade: null, caller: ctx });
         return removed;
       });
     },

@@ -1,5 +1,6 @@
 import type { Row } from '../db/adapter.js';
 import type { Dialect, FieldManifest } from '../manifest/types.js';
+import type { Identity } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 
 /** A record keyed by JSON field name, every field included (hidden and writeonly too). */
@@ -44,13 +45,9 @@ export function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
   return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
 }
 
-const decoders = new WeakMap<ModelMeta, Partial<Record<Dialect, Decoder>>>();
-
-/** The decoder of a model, built on first use and kept (for code that reads models other than its own). */
+/** The decoder of a model for one dialect, built once (see codecOf). */
 export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
-  let byDialect = decoders.get(model);
-  if (!byDialect) decoders.set(model, (byDialect = {}));
-  return (byDialect[dialect] ??= buildDecoder(model, dialect));
+  return codecOf(model, dialect).decode;
 }
 
 /** Normalises a value from a request body for storage. */
@@ -60,25 +57,91 @@ export function encodeValue(field: FieldManifest, value: unknown): unknown {
   return value;
 }
 
-/** The response projection: visible fields only (never hidden or writeonly), optionally a selection. */
-export function buildProjector(model: ModelMeta): (record: RecordData, select?: readonly string[] | null, withRelations?: boolean) => RecordData {
-  const visible = model.visibleFields.map((f) => f.name);
-  const entries = visible.map((name) => `${JSON.stringify(name)}: record[${JSON.stringify(name)}]`);
-  const all = new Function(`return function project(record) { return { ${entries.join(', ')} }; }`)() as (record: RecordData) => RecordData;
-  const relationKeys = [...model.relations.keys()];
-  return (record, select, withRelations = true) => {
+/**
+ * What one response shows of the records it carries: the inputs of the
+ * projection that come from the request. Localized, encrypted and computed
+ * fields read their per-request inputs here.
+ */
+export interface ResponseView {
+  /** JSON names from `select=`, or null for every visible field. */
+  readonly select: readonly string[] | null;
+  /** The locale the request asked for (`?locale=`, or Accept-Language where enabled), or null. */
+  readonly locale: string | null;
+  /** The caller, for fields whose value depends on who asks. */
+  readonly caller: Identity | null;
+}
+
+/** Every visible field, no locale, no caller: the record as its ETag names it. */
+export const FULL_VIEW: ResponseView = Object.freeze({ select: null, locale: null, caller: null });
+
+/** Reads and shows one model's records: built once per model and dialect. */
+export interface ModelCodec {
+  /** A database row (keyed by column) as a record (keyed by JSON name), every field included. */
+  readonly decode: Decoder;
+  /**
+   * The record as a response shows it under `view`: visible fields only
+   * (never hidden or writeonly), `select` applied, and relations loaded by
+   * `include` projected the same way (select applies to the top level only).
+   * `withRelations: false` leaves the relations out (the ETag of a locked
+   * model names the stored record, not a view of it).
+   */
+  project(record: RecordData, view: ResponseView, withRelations?: boolean): RecordData;
+}
+
+/** Copies the visible fields in declaration order: straight-line code with a fixed object shape. */
+function buildVisibleCopy(model: ModelMeta): (record: RecordData) => RecordData {
+  const entries = model.fieldsWith('visible').map((f) => `${JSON.stringify(f.name)}: record[${JSON.stringify(f.name)}]`);
+  return new Function(`return function visible(record) { return { ${entries.join(', ')} }; }`)() as (record: RecordData) => RecordData;
+}
+
+function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
+  const decode = buildDecoder(model, dialect);
+  const visible = buildVisibleCopy(model);
+  // Related codecs are looked up on first use: relations are linked when the registry seals, and may be cyclic.
+  let related: { key: string; codec: ModelCodec }[] | null = null;
+  const relatedCodecs = () => {
+    if (related) return related;
+    const found = [...model.relations.keys()].flatMap((key) => {
+      const target = model.target(key)?.target;
+      return target ? [{ key, codec: codecOf(target, dialect) }] : [];
+    });
+    if (found.length === model.relations.size) related = found;
+    return found;
+  };
+
+  const project = (record: RecordData, view: ResponseView, withRelations = true): RecordData => {
     let out: RecordData;
-    if (select) {
+    if (view.select) {
       out = {};
-      for (const name of select) if (name in record) out[name] = record[name];
+      for (const name of view.select) if (name in record) out[name] = record[name];
     } else {
-      out = all(record);
+      out = visible(record);
     }
-    // Relations loaded by include ride along under their keys.
     if (!withRelations) return out;
-    for (const key of relationKeys) {
-      if (key in record) out[key] = record[key];
+    const nested = view.select ? { ...view, select: null } : view;
+    for (const { key, codec } of relatedCodecs()) {
+      if (!(key in record)) continue;
+      const value = record[key];
+      if (Array.isArray(value)) out[key] = value.map((r: RecordData) => codec.project(r, nested));
+      else out[key] = value === null || value === undefined ? null : codec.project(value as RecordData, nested);
     }
     return out;
   };
+  return { decode, project };
+}
+
+const codecs = new WeakMap<ModelMeta, Partial<Record<Dialect, ModelCodec>>>();
+
+/**
+ * The codec of a model for one dialect, built on first use and kept: every
+ * reader of the model (its store, include, cascades, tree queries) shares it.
+ *
+ * @example
+ * const { decode, project } = codecOf(model, 'sqlite');
+ * const body = { data: project(decode(row), { select: null, locale: null, caller: ctx.identity }) };
+ */
+export function codecOf(model: ModelMeta, dialect: Dialect): ModelCodec {
+  let byDialect = codecs.get(model);
+  if (!byDialect) codecs.set(model, (byDialect = {}));
+  return (byDialect[dialect] ??= buildCodec(model, dialect));
 }

@@ -1,24 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor, QueryOptions } from '../db/adapter.js';
 import { mapDbError } from '../db/errors.js';
-import type { Logger } from '../log/logger.js';
 import type { FieldManifest } from '../manifest/types.js';
-import type { Identity } from '../pipeline/types.js';
+import type { WriteCaller, WriteObserver } from '../pipeline/write-observers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { historyTableName } from '../sql/templates.js';
 import type { RecordData } from './codec.js';
+import { type Diff, diffOf, snapshotOf, type WriteOp } from './diff.js';
 
-export type HistoryOperation = 'create' | 'update' | 'delete';
+export type HistoryOperation = WriteOp;
 
 /** Who wrote, for the actor_id and request_id columns; a pipeline Context satisfies it. */
-export interface HistoryCaller {
-  identity: Identity | null;
-  requestId: string;
-  log: Logger;
-  cancel?: QueryOptions['signal'];
-}
+export type HistoryCaller = Pick<WriteCaller, 'identity' | 'requestId' | 'log' | 'cancel'>;
 
 /** A history row as the history route returns it. */
 export interface HistoryEntry {
@@ -29,19 +24,12 @@ export interface HistoryEntry {
   actor_id: string | null;
   timestamp: string;
   request_id: string | null;
-  diff: Record<string, { old: unknown; new: unknown }>;
+  diff: Diff;
   snapshot?: RecordData;
 }
 
 /** Concurrent writers of one record collide on (record_id, version); this many attempts, then the error stands. */
 const MAX_ATTEMPTS = 5;
-
-/** Fields that may appear in history: never hidden, writeonly or encrypted (HMAC companions are not fields). */
-function recordedFields(model: ModelMeta): FieldManifest[] {
-  return model.fields.filter((f) => !f.hidden && !f.writeonly && !f.encrypted);
-}
-
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Writes and reads the `<model>_history` rows of one versioned model. Built
@@ -50,7 +38,8 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
  */
 export class HistoryWriter {
   readonly table: string;
-  private readonly fields: FieldManifest[];
+  /** The recorded fields: never hidden, writeonly or encrypted (HMAC companions are not fields). */
+  private readonly fields: readonly FieldManifest[];
   private readonly diffOnly: boolean;
   readonly required: boolean;
   private readonly nextVersion: string;
@@ -63,7 +52,7 @@ export class HistoryWriter {
   ) {
     if (!model.options.versioned) throw new Error(`mfx: ${model.name} is not versioned; it has no history`);
     this.table = historyTableName(model);
-    this.fields = recordedFields(model);
+    this.fields = model.fieldsWith('recorded');
     this.diffOnly = model.options.versioned.diffOnly;
     this.required = model.options.versioned.required;
     this.savepoints = dialect.failedStatementAbortsTransaction;
@@ -79,30 +68,14 @@ export class HistoryWriter {
     this.insert = `INSERT INTO ${q(this.table)} (${columns.map(q).join(', ')}) VALUES (${columns.map((_, i) => dialect.param(i + 1)).join(', ')})`;
   }
 
-  /**
-   * The diff of one write: create records every non-null field (old null),
-   * update only the changed fields, delete every field (new null). The id
-   * is left out (the snapshot keeps it).
-   */
-  diff(operation: HistoryOperation, before: RecordData | null, after: RecordData | null): Record<string, { old: unknown; new: unknown }> {
-    const out: Record<string, { old: unknown; new: unknown }> = {};
-    for (const field of this.fields) {
-      if (field.base === 'id') continue;
-      const old = before?.[field.name] ?? null;
-      const now = after?.[field.name] ?? null;
-      if (operation === 'create' && now === null) continue;
-      if (operation === 'update' && same(old, now)) continue;
-      if (operation === 'delete') out[field.name] = { old, new: null };
-      else out[field.name] = { old, new: now };
-    }
-    return out;
+  /** The diff of one write by the spec's rules (store/diff.ts): the id is left out, the snapshot keeps it. */
+  diff(operation: HistoryOperation, before: RecordData | null, after: RecordData | null): Diff {
+    return diffOf(this.fields, operation, before, after);
   }
 
   /** The full row without hidden, writeonly and encrypted fields: the state after the write (before it, for a delete). */
   snapshot(row: RecordData): RecordData {
-    const out: RecordData = {};
-    for (const field of this.fields) out[field.name] = row[field.name] ?? null;
-    return out;
+    return snapshotOf(this.fields, row);
   }
 
   /**
@@ -122,7 +95,8 @@ export class HistoryWriter {
         { requestId: caller.requestId, model: this.model.name, operation, table: this.table, err: String((error as Error)?.message ?? error) },
         this.required ? 'history write failed; the write is rolled back (versioned_required)' : 'history write failed; the write stands',
       );
-      if (this.required) throw error;
+      // A cancelled statement stays a cancellation (504); any other failure is the database's (500 DB_ERROR).
+      if (this.required) throw mapDbError(error);
     }
   }
 
@@ -203,3 +177,17 @@ export function historyOf(model: ModelMeta, dialect: SqlDialect): HistoryWriter 
   if (!writer) byDialect.set(dialect.name, (writer = new HistoryWriter(model, dialect)));
   return writer;
 }
+
+/**
+ * The write observer that keeps `<model>_history`: registered by the app for
+ * every versioned model. It reads the locked row before updates and deletes
+ * and writes in the write's own transaction, so a rolled-back write leaves no
+ * history row and versions never interleave.
+ */
+export const historyObserver: WriteObserver = {
+  name: 'history',
+  needsBefore: true,
+  needsTransaction: true,
+  needsLock: true,
+  observe: (tx, change) => historyOf(change.model, tx.dialect)?.record(tx, change.op, change.before, change.after, change.caller),
+};

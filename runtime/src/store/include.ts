@@ -1,24 +1,12 @@
 import type { Executor, QueryOptions, Row } from '../db/adapter.js';
-import type { Dialect } from '../manifest/types.js';
 import type { ScopeFilter } from '../pipeline/context.js';
 import type { IncludePath } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
-import { buildProjector, decoderFor, type RecordData } from './codec.js';
+import { decoderFor, type RecordData } from './codec.js';
 import { scopeFor, writeScope } from './scope.js';
-
-type Projector = ReturnType<typeof buildProjector>;
-
-/** Projectors of related models, built once per model. */
-const projectors = new WeakMap<ModelMeta, Projector>();
-
-function codecOf(model: ModelMeta, dialect: Dialect) {
-  let project = projectors.get(model);
-  if (!project) projectors.set(model, (project = buildProjector(model)));
-  return { decode: decoderFor(model, dialect), project };
-}
 
 /** Owner column alias of many-to-many rows; not a field name any model can have. */
 const OWNER = '__mfx_owner';
@@ -47,7 +35,8 @@ const unique = (values: unknown[]): string[] => [...new Set(values.filter((v): v
 
 /**
  * Loads the included relations of `records` (decoded rows of `model`) and
- * sets each record's relation key to the projected related records: one
+ * sets each record's relation key to the related records, decoded with every
+ * field (the response's projection shows them like any record): one
  * statement per relation and level, whatever the number of records, so
  * never N+1. Soft-deleted and out-of-scope related rows are left out.
  *
@@ -66,7 +55,7 @@ export async function loadIncludes(
   if (records.length === 0 || paths.length === 0) return;
   for (const [key, nested] of tree(paths)) {
     const { relation, target, through } = model.target(key)!;
-    const { decode, project } = codecOf(target, dialect.name);
+    const decode = decoderFor(target, dialect.name);
     const sql = new SqlBuilder(dialect);
     const r = 'r';
     let keyOf: (row: Row) => unknown;
@@ -123,15 +112,9 @@ export async function loadIncludes(
     }
     await loadIncludes(db, dialect, target, all, nested, scope, options);
 
-    const projected = new Map<RecordData, RecordData>();
-    const view = (record: RecordData) => {
-      let out = projected.get(record);
-      if (!out) projected.set(record, (out = project(record)));
-      return out;
-    };
     for (const record of records) {
       const found = related.get(ownersOf(record)) ?? [];
-      record[key] = relation.kind === 'belongsTo' ? (found[0] ? view(found[0]) : null) : found.map(view);
+      record[key] = relation.kind === 'belongsTo' ? (found[0] ?? null) : found;
     }
   }
 }
