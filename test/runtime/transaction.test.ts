@@ -20,6 +20,7 @@ for (const backend of await backends()) {
           app.use('service', async (ctx, next) => {
             const mode = ctx.req.headers['x-test-mode'];
             ctx.afterCommit(() => events.push(`after-commit:${ctx.requestId}`));
+            ctx.onRollback(() => events.push(`rollback:${ctx.requestId}`));
             events.push(`service:${ctx.requestId}`);
             if (mode === 'nested') await ctx.db.transaction(async () => {});
             if (mode === 'raw' || mode === 'raw-then-fail') {
@@ -64,6 +65,19 @@ for (const backend of await backends()) {
       assert.equal(res.status, 409);
       assert.equal(await tagNamed('late conflict'), 0);
       assert.equal(events.includes(`after-commit:${res.headers.get('x-request-id')}`), false);
+    });
+
+    it('runs onRollback callbacks after a rollback and drops them on commit', async () => {
+      const failed = await server.request('POST', '/tags', { body: { name: 'undone' }, headers: { 'x-test-mode': 'fail-after-write' } });
+      assert.equal(failed.status, 403);
+      assert.ok(events.includes(`rollback:${failed.headers.get('x-request-id')}`));
+      const ok = await server.request('POST', '/tags', { body: { name: 'kept' } });
+      assert.equal(ok.status, 201);
+      assert.equal(events.includes(`rollback:${ok.headers.get('x-request-id')}`), false);
+      // Companies run without a transaction: there is nothing to roll back, so the callback is dropped.
+      const plain = await server.request('POST', '/companies', { body: { name: 'plain' }, headers: { 'x-test-mode': 'fail-after-write' } });
+      assert.equal(plain.status, 403);
+      assert.equal(events.includes(`rollback:${plain.headers.get('x-request-id')}`), false);
     });
 
     it('runs raw SQL inside the request transaction: committed with it, rolled back with it', async () => {
