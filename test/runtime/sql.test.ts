@@ -75,7 +75,6 @@ describe('SQL templates', () => {
     );
     assert.equal(t.softDeleteById, 'UPDATE "notes" SET "deleted_at" = ?, "updated_at" = ? WHERE "id" = ? AND "deleted_at" IS NULL');
     assert.equal(t.deleteById, 'DELETE FROM "notes" WHERE "id" = ?');
-    assert.deepEqual(t.updateColumns, ['title', 'pinned', 'tags', 'ownerId', 'updated_at'], 'base columns and the soft-delete marker are not updatable');
   });
 
   it('builds PostgreSQL statements with $n placeholders, jsonb and separate foreign keys', () => {

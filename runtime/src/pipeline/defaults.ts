@@ -29,7 +29,7 @@ async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    const mapped = mapDbError(error, ctx.op);
+    const mapped = mapDbError(error, ctx.db.dialect, ctx.op);
     if (mapped.code === 'DB_ERROR') {
       ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
     }

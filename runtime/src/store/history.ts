@@ -7,7 +7,7 @@ import type { Identity } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
-import { historyTableName } from '../sql/templates.js';
+import { historyTableName } from '../sql/schema.js';
 import type { RecordData } from './codec.js';
 
 export type HistoryOperation = 'create' | 'update' | 'delete';
@@ -149,7 +149,7 @@ export class HistoryWriter {
       } catch (error) {
         if (savepoint) await db.run('ROLLBACK TO SAVEPOINT mfx_history', [], options).catch(() => {});
         // Another writer took this version between our read and insert: read the next one again.
-        if (attempt < MAX_ATTEMPTS && mapDbError(error).code === 'CONFLICT') continue;
+        if (attempt < MAX_ATTEMPTS && mapDbError(error, this.dialect).code === 'CONFLICT') continue;
         throw error;
       }
     }
