@@ -36,7 +36,7 @@ export { actionOperation, actionPaths, type OpenApiOperation, securityRequiremen
 export { findOneBy } from './store/lookup.js';
 export { etag } from './hooks/etag.js';
 export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
-export { type Claim, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
+export { type Claim, type IdempotencyStore, idempotencyTable, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
 export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyOf } from './store/history.js';
 export { historyTableName } from './sql/schema.js';
 export type { ColumnSpec, ForeignKeySpec, IndexColumn, IndexSpec, TableSpec } from './sql/schema.js';

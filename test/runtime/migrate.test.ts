@@ -1,8 +1,10 @@
-// Migration: columns added to existing tables exactly as declared.
+// Migration: columns added to existing tables exactly as declared, system tables, concurrent migrations.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type App, createServer, idempotency, SqlIdempotencyStore, type TableSpec } from '@mfx/runtime';
 import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { loadFixture } from '../support/fixtures.js';
+import { memoryLogger, startServer, type TestServer } from '../support/server.js';
 
 const OLD = '00000000-0000-4000-8000-000000000001';
 
@@ -56,6 +58,76 @@ for (const backend of await backends()) {
       assert.equal(res.body.error.message, 'a foreign key names a record that does not exist');
       const orphans = await server.request('GET', '/labels?filter=name:eq:orphan');
       assert.equal(orphans.body.meta.total, 0, 'nothing was written');
+    });
+  });
+}
+
+for (const backend of await backends()) {
+  describe(`system tables on ${backend.name}`, { skip: backend.skip }, () => {
+    it('creates the tables hooks declare during migration, before any request', async () => {
+      let app: App;
+      const server = await startServer(backend, {
+        setup(a) {
+          app = a;
+          a.use('deserialize', idempotency({ store: new SqlIdempotencyStore(() => app.db) }), { position: 'after', ops: ['create'] });
+        },
+      });
+      try {
+        const tables = await server.app.db.introspect();
+        assert.deepEqual(
+          tables.get('mfx_idempotency')?.map((c) => c.name),
+          ['key', 'fingerprint', 'expires_at', 'response'],
+        );
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('creates the tables the app declares, and adds the columns they gain', async () => {
+      const outbox: TableSpec = {
+        name: 'test_outbox',
+        columns: [
+          { name: 'id', type: 'string', nullable: false, primaryKey: true },
+          { name: 'postId', type: 'string', nullable: true, references: { name: 'fk_test_outbox_postId', table: 'posts', column: 'id' } },
+          { name: 'payload', type: 'json_object', nullable: false, default: {} },
+        ],
+        indexes: [{ name: 'idx_test_outbox_postId', columns: ['postId'], unique: false }],
+      };
+      const server = await startServer(backend, {
+        setup: (app) => void app.declareTable(outbox),
+        // An older version of the table, without `payload`.
+        prepare: (adapter) => adapter.exec('CREATE TABLE test_outbox (id TEXT PRIMARY KEY)'),
+      });
+      try {
+        const columns = (await server.app.db.introspect()).get('test_outbox');
+        assert.deepEqual(columns?.map((c) => c.name), ['id', 'postId', 'payload']);
+        await server.app.db.raw(`INSERT INTO test_outbox (id) VALUES ('e1')`);
+        const [row] = await server.app.db.raw(`SELECT payload FROM test_outbox WHERE id = 'e1'`);
+        assert.deepEqual(typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload, {}, 'the added column has its default');
+        await assert.rejects(server.app.db.raw(`INSERT INTO test_outbox (id, "postId") VALUES ('e2', 'no-such-post')`), 'its foreign key holds');
+        const again = await server.app.migrate();
+        assert.deepEqual([again.createdTables, again.addedColumns], [[], []]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('refuses a system table named like a model table, naming it', async () => {
+      const app = createServer({ handleSignals: false, logger: memoryLogger() });
+      app.register(await loadFixture('blog'));
+      app.declareTable({ name: 'posts', columns: [{ name: 'id', type: 'string', nullable: false, primaryKey: true }], indexes: [] });
+      const { adapter, drop } = await backend.open(app.registry);
+      app.setDB(adapter);
+      try {
+        await assert.rejects(app.migrate(), {
+          name: 'ConfigError',
+          message: "mfx: the system table posts has the name of a model's table; give the feature that declares it another table name",
+        });
+        assert.equal((await adapter.introspect()).has('users'), false, 'nothing was migrated');
+      } finally {
+        await adapter.close();
+        await drop();
+      }
     });
   });
 }
