@@ -1,12 +1,32 @@
 // Migration: columns added to existing tables exactly as declared, system tables, concurrent migrations.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type App, createServer, idempotency, SqlIdempotencyStore, type TableSpec } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type Adapter,
+  type App,
+  createServer,
+  historyTableName,
+  idempotency,
+  type MigrationReport,
+  migrate,
+  openPostgres,
+  openSqlite,
+  silentLogger,
+  SqlIdempotencyStore,
+  type TableSpec,
+} from '@mfx/runtime';
+import pg from 'pg';
+import { backends, freshSchema, PG_URL } from '../support/backends.js';
 import { loadFixture } from '../support/fixtures.js';
 import { memoryLogger, startServer, type TestServer } from '../support/server.js';
 
 const OLD = '00000000-0000-4000-8000-000000000001';
+const pgSkip = (await backends()).find((b) => b.name === 'postgres')!.skip;
 
 for (const backend of await backends()) {
   describe(`columns added to an existing table on ${backend.name}`, { skip: backend.skip }, () => {
@@ -130,4 +150,104 @@ for (const backend of await backends()) {
       }
     });
   });
+}
+
+/** Every table the blog's migration creates: the models' and the versioned models' history tables. */
+function blogTables(app: App): string[] {
+  return app.registry.all().flatMap((m) => (m.options.versioned ? [m.table, historyTableName(m)] : [m.table])).sort();
+}
+
+/** Runs `count` migrations of one database at once, each through its own adapter. */
+async function migrateTogether(app: App, adapters: Adapter[]): Promise<MigrationReport[]> {
+  return Promise.all(adapters.map((adapter) => migrate(adapter, app.registry.all(), silentLogger)));
+}
+
+/** Exactly one run created each table; the database holds them all and a further run finds nothing to do. */
+async function assertMigratedOnce(app: App, reports: MigrationReport[], adapter: Adapter): Promise<void> {
+  const created = reports.flatMap((r) => r.createdTables).sort();
+  assert.deepEqual(created, blogTables(app), 'each table is created by exactly one run');
+  assert.equal(reports.filter((r) => r.createdTables.length > 0).length, 1, 'the runs that waited found the schema done');
+  assert.deepEqual(reports.flatMap((r) => [...r.addedColumns, ...r.warnings]), []);
+  const tables = await adapter.introspect();
+  for (const table of blogTables(app)) assert.ok(tables.has(table), `${table} exists`);
+  const again = await migrate(adapter, app.registry.all(), silentLogger);
+  assert.deepEqual(again, { createdTables: [], addedColumns: [], warnings: [] });
+}
+
+for (const count of [2, 5]) {
+  describe(`${count} concurrent migrations`, () => {
+    it('on one SQLite file opened by several adapters', async () => {
+      const app = createServer({ handleSignals: false, logger: memoryLogger() });
+      app.register(await loadFixture('blog'));
+      const dir = mkdtempSync(join(tmpdir(), 'mfx-migrate-'));
+      const adapters = Array.from({ length: count }, () => openSqlite(join(dir, 'app.db'), app.registry));
+      try {
+        await assertMigratedOnce(app, await migrateTogether(app, adapters), adapters[0]);
+      } finally {
+        for (const adapter of adapters) await adapter.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('on one PostgreSQL schema', { skip: pgSkip }, async () => {
+      const app = createServer({ handleSignals: false, logger: memoryLogger() });
+      app.register(await loadFixture('blog'));
+      const schema = await freshSchema();
+      const adapters = Array.from({ length: count }, () => openPostgres({ writeUrl: schema.url }, app.registry));
+      try {
+        await assertMigratedOnce(app, await migrateTogether(app, adapters), adapters[0]);
+      } finally {
+        for (const adapter of adapters) await adapter.close();
+        await schema.drop();
+      }
+    });
+  });
+}
+
+describe('a migration on PostgreSQL under a pool statement_timeout', { skip: pgSkip }, () => {
+  it('waits for a table lock longer than the timeout and completes', async () => {
+    const app = createServer({ handleSignals: false, logger: memoryLogger() });
+    app.register(await loadFixture('blog'));
+    const schema = await freshSchema();
+    const first = openPostgres({ writeUrl: schema.url }, app.registry);
+    await migrate(first, app.registry.all(), silentLogger);
+    await first.close();
+
+    // Another session holds posts, which the migration touches (CREATE INDEX IF NOT EXISTS).
+    const locker = new pg.Client({ connectionString: schema.url });
+    const observer = new pg.Client({ connectionString: PG_URL });
+    await locker.connect();
+    await observer.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE posts IN ACCESS EXCLUSIVE MODE');
+    const name = `mfx-migrate-${randomBytes(4).toString('hex')}`;
+    const adapter = openPostgres({ writeUrl: schema.url, poolConfig: { statement_timeout: 50, application_name: name } }, app.registry);
+    let settled = false;
+    const migration = migrate(adapter, app.registry.all(), silentLogger).finally(() => (settled = true));
+    try {
+      // Released once the server reports the migration waiting on the lock for ten times the timeout.
+      const waited = await Promise.race([migration.then(() => 'finished while posts was locked'), lockWaitOf(observer, `${name}:write`, 500, () => settled)]);
+      assert.equal(waited, 'waited');
+      await locker.query('COMMIT');
+      assert.deepEqual(await migration, { createdTables: [], addedColumns: [], warnings: [] });
+    } finally {
+      await locker.end();
+      await observer.end();
+      await adapter.close();
+      await schema.drop();
+    }
+  });
+});
+
+/** Resolves 'waited' once a statement of `application` has waited on a lock for `ms` (server clock); stops when `done()`. */
+async function lockWaitOf(observer: pg.Client, application: string, ms: number, done: () => boolean): Promise<string> {
+  while (!done()) {
+    const { rows } = await observer.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND clock_timestamp() - query_start > $2 * interval '1 millisecond'`,
+      [application, ms],
+    );
+    if (rows[0].n > 0) return 'waited';
+    await sleep(10); // between two looks at the server's activity, not a wait for an outcome
+  }
+  return 'migration settled';
 }
