@@ -3,7 +3,6 @@ import { OPERATORS } from '../query/operators.js';
 import type { FilterClause, ListQuery, SortKey } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { SqlBuilder } from '../sql/builder.js';
-import { searchColumns } from '../sql/schema.js';
 import { notDeleted } from '../sql/templates.js';
 import { scopeFor, writeScope } from './scope.js';
 
@@ -106,7 +105,7 @@ export function writeWhere(sql: SqlBuilder, model: ModelMeta, { query, scope, ke
 
   if (query.q !== null) {
     const words = query.q.match(/[\p{L}\p{N}]+/gu) ?? [];
-    const columns = searchColumns(model);
+    const columns = model.fields.filter((f) => f.searchable && f.type === 'string').map((f) => f.column);
     // Nothing searchable in the text (only punctuation): nothing matches.
     if (words.length === 0) sql.text(' AND 1 = 0');
     else {
