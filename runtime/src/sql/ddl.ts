@@ -7,7 +7,12 @@ import type { ColumnSpec, ForeignKeySpec, IndexSpec, TableSpec } from './schema.
  * declares it with the column, PostgreSQL adds it once every table exists).
  */
 
-/** `REFERENCES "table" ("column")` */
+/**
+ * `REFERENCES "table" ("column")`
+ *
+ * @example
+ * referenceClause(sqlite, { name: 'fk_posts_userId', table: 'users', column: 'id' }) // 'REFERENCES "users" ("id")'
+ */
 export function referenceClause(dialect: SqlDialect, key: ForeignKeySpec): string {
   return `REFERENCES ${dialect.quote(key.table)} (${dialect.quote(key.column)})`;
 }
@@ -29,19 +34,34 @@ export function columnDefinition(dialect: SqlDialect, column: ColumnSpec, inline
   return parts.join(' ');
 }
 
-/** `CREATE TABLE IF NOT EXISTS`, one column per line. */
+/**
+ * `CREATE TABLE IF NOT EXISTS`, one column per line.
+ *
+ * @example
+ * createTableStatement(postgres, historyTable(model)!, false)
+ */
 export function createTableStatement(dialect: SqlDialect, table: TableSpec, inlineReferences: boolean): string {
   const columns = table.columns.map((c) => columnDefinition(dialect, c, inlineReferences));
   return `CREATE TABLE IF NOT EXISTS ${dialect.quote(table.name)} (\n  ${columns.join(',\n  ')}\n)`;
 }
 
-/** `CREATE [UNIQUE] INDEX IF NOT EXISTS` */
+/**
+ * `CREATE [UNIQUE] INDEX IF NOT EXISTS`
+ *
+ * @example
+ * createIndexStatement(sqlite, 'h', { name: 'uq_h', columns: ['a', { column: 'b', descending: true }], unique: true }) // '... ON "h" ("a", "b" DESC)'
+ */
 export function createIndexStatement(dialect: SqlDialect, table: string, index: IndexSpec): string {
   const columns = index.columns.map((c) => (typeof c === 'string' ? dialect.quote(c) : `${dialect.quote(c.column)} DESC`));
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${dialect.quote(index.name)} ON ${dialect.quote(table)} (${columns.join(', ')})`;
 }
 
-/** `ALTER TABLE "table" ADD COLUMN <definition>` */
+/**
+ * `ALTER TABLE "table" ADD COLUMN <definition>`
+ *
+ * @example
+ * addColumnStatement(postgres, 'posts', { name: 'views', type: 'integer', nullable: false, default: 0 }, false)
+ */
 export function addColumnStatement(dialect: SqlDialect, table: string, column: ColumnSpec, inlineReferences: boolean): string {
   return `ALTER TABLE ${dialect.quote(table)} ADD COLUMN ${columnDefinition(dialect, column, inlineReferences)}`;
 }

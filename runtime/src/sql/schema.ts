@@ -67,7 +67,12 @@ export function constraintName(...parts: string[]): string {
   return `${Buffer.from(name).subarray(0, 54).toString().replace(/\uFFFD+$/, '')}_${hash}`;
 }
 
-/** The columns of a model's full-text index: its searchable text fields. */
+/**
+ * The columns of a model's full-text index: its searchable text fields.
+ *
+ * @example
+ * dialect.searchStatements(model.table, searchColumns(model))
+ */
 export function searchColumns(model: { readonly fields: readonly FieldManifest[] }): string[] {
   return model.fields.filter((f) => f.searchable && f.type === 'string').map((f) => f.column);
 }
@@ -131,7 +136,12 @@ function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-/** Name of a model's history table: `<snake_case model name>_history`. */
+/**
+ * Name of a model's history table: `<snake_case model name>_history`.
+ *
+ * @example
+ * historyTableName({ name: 'BlogPost' }) // 'blog_post_history'
+ */
 export function historyTableName(model: Pick<ModelShape, 'name'>): string {
   return `${snakeCase(model.name)}_history`;
 }
