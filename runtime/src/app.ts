@@ -20,12 +20,13 @@ import { type Availability, createProbes, type HttpMiddleware, validateReadiness
 import type { ModelMeta } from './registry/model-meta.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
 import { CursorCodec } from './query/cursor.js';
+import type { TableSpec } from './sql/schema.js';
 import { ModelStore } from './store/model-store.js';
 import { type ActionDefinition, describeAction } from './actions/action.js';
 import { ActionRegistry } from './actions/registry.js';
 import { ACTION_USER_STEPS, actionDefaults } from './actions/chain.js';
 import { mountActions } from './actions/mount.js';
-import type { RegisteredHook } from './pipeline/hook-meta.js';
+import { hookMeta, type RegisteredHook } from './pipeline/hook-meta.js';
 import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
 import { type WriteObserver, WriteObservers } from './pipeline/write-observers.js';
 import { historyObserver } from './store/history.js';
@@ -68,6 +69,7 @@ export class App {
   /** Routes outside models and actions (global search, standalone files) with their access flags. */
   readonly standaloneRoutes: StandaloneRoute[] = [];
   private readonly closers: Array<() => Promise<void> | void> = [];
+  private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
 
   constructor(config: ServerConfig = {}) {
@@ -199,11 +201,31 @@ export class App {
     return store;
   }
 
+  /**
+   * Declares a system table a feature needs (an outbox, a job queue): the
+   * migration creates it with the models' tables and adds the columns it
+   * gains later. Hooks declare theirs in their `describeHook` metadata.
+   *
+   * @example
+   * app.declareTable({ name: 'mfx_outbox', columns: [{ name: 'id', type: 'string', nullable: false, primaryKey: true }], indexes: [] });
+   */
+  declareTable(table: TableSpec): this {
+    if (this.sealed) throw new RegistrationClosedError(`the system table ${table.name}`);
+    this.systemTables.push(table);
+    return this;
+  }
+
   /** Runs the migration now (start does it unless disableAutoMigrate is set). */
   async migrate(): Promise<MigrationReport> {
     const adapter = this.db;
     const known = new Set(adapter.models);
-    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log);
+    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log, this.declaredTables());
+  }
+
+  /** The system tables declared so far: the app's own, then those of registered hooks (pipeline and actions). */
+  private declaredTables(): TableSpec[] {
+    const hooks = [...this.pipeline.registered().map((e) => e.hook), ...this.actionRegistry.all.flatMap((a) => [...(a.def.auth ?? []), ...(a.def.hooks ?? [])])];
+    return [...this.systemTables, ...hooks.flatMap((hook) => hookMeta(hook)?.tables ?? [])];
   }
 
   /**

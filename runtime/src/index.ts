@@ -39,9 +39,10 @@ export { actionOperation, actionPaths, type OpenApiOperation, securityRequiremen
 export { findOneBy } from './store/lookup.js';
 export { etag } from './hooks/etag.js';
 export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
-export { type Claim, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
+export { type Claim, type IdempotencyStore, idempotencyTable, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
 export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyObserver, historyOf } from './store/history.js';
-export { historyTableName } from './sql/templates.js';
+export { historyTableName } from './sql/schema.js';
+export type { ColumnSpec, ForeignKeySpec, IndexColumn, IndexSpec, TableSpec } from './sql/schema.js';
 
 // Errors
 export { ApiError, ConfigError, RegistrationClosedError, type ValidationDetail } from './errors/api-error.js';

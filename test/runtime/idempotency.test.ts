@@ -118,14 +118,7 @@ for (const backend of await backends()) {
   }
 }
 
-/** The SQL store needs the adapter, which the harness opens after setup. */
+/** The SQL store needs the adapter, which the harness opens after setup: it reads it on first use. */
 function lazySqlStore(app: () => App): SqlIdempotencyStore {
-  let store: SqlIdempotencyStore | null = null;
-  const get = () => (store ??= new SqlIdempotencyStore(app().db));
-  return {
-    claim: (...a) => get().claim(...a),
-    complete: (...a) => get().complete(...a),
-    release: (...a) => get().release(...a),
-    wait: (...a) => get().wait(...a),
-  } as SqlIdempotencyStore;
+  return new SqlIdempotencyStore(() => app().db);
 }

@@ -1,9 +1,10 @@
-// The dialect seam: exact SQL per dialect for one small model, and raw-SQL rebinding.
+// The dialect seam: exact SQL per dialect for one small model, its DDL operations and query writers, and raw-SQL rebinding.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FieldManifest } from '@mfx/runtime';
-import { buildSqlTemplates, type ModelShape, postgres, sqlite } from '@mfx/runtime/sql';
+import { buildSqlTemplates, type ColumnSpec, type ModelShape, postgres, type SqlDialect, sqlite } from '@mfx/runtime/sql';
 import { rebindQuestionMarks } from '../../runtime/src/db/rebind.js';
+import { SqlBuilder } from '../../runtime/src/sql/builder.js';
 
 const at = { file: 'models.ts', line: 1, col: 1 };
 const flags = { required: false, readonly: false, immutable: false, writeonly: false, hidden: false, filterable: false, sortable: false, searchable: false, unique: false, index: false };
@@ -75,7 +76,6 @@ describe('SQL templates', () => {
     );
     assert.equal(t.softDeleteById, 'UPDATE "notes" SET "deleted_at" = ?, "updated_at" = ? WHERE "id" = ? AND "deleted_at" IS NULL');
     assert.equal(t.deleteById, 'DELETE FROM "notes" WHERE "id" = ?');
-    assert.deepEqual(t.updateColumns, ['title', 'pinned', 'tags', 'ownerId', 'updated_at'], 'base columns and the soft-delete marker are not updatable');
   });
 
   it('builds PostgreSQL statements with $n placeholders, jsonb and separate foreign keys', () => {
@@ -110,6 +110,87 @@ describe('SQL templates', () => {
     const t = buildSqlTemplates(odd, tables, sqlite);
     assert.match(t.createTable, /CREATE TABLE IF NOT EXISTS "we""ird"/);
     assert.match(t.createTable, /"sa""y" TEXT NOT NULL DEFAULT 'it''s'/);
+  });
+});
+
+describe('DDL operations per dialect', () => {
+  const named: ColumnSpec = { name: 'note', type: 'string', nullable: false, default: 'keep a UNIQUE name REFERENCES x' };
+  const code: ColumnSpec = { name: 'code', type: 'string', nullable: true, unique: true };
+  const owner = { name: 'fk_notes_ownerId', table: 'users', column: 'id' };
+
+  it('adds a column with its declaration as written, whatever its default says', () => {
+    for (const dialect of [sqlite, postgres]) {
+      assert.deepEqual(dialect.addColumn('notes', named), {
+        statements: [`ALTER TABLE "notes" ADD COLUMN "note" ${dialect.columnType('string')} NOT NULL DEFAULT 'keep a UNIQUE name REFERENCES x'`],
+        warning: null,
+      });
+    }
+  });
+
+  it('SQLite adds a unique column, then its unique index', () => {
+    assert.deepEqual(sqlite.addColumn('notes', code), {
+      statements: ['ALTER TABLE "notes" ADD COLUMN "code" TEXT', 'CREATE UNIQUE INDEX IF NOT EXISTS "uq_notes_code" ON "notes" ("code")'],
+      warning: null,
+    });
+    assert.deepEqual(postgres.addColumn('notes', code), { statements: ['ALTER TABLE "notes" ADD COLUMN "code" text UNIQUE'], warning: null });
+  });
+
+  it('SQLite keeps a reference with a null default, and drops it with a warning otherwise', () => {
+    assert.deepEqual(sqlite.addColumn('notes', { name: 'ownerId', type: 'string', nullable: true, references: owner }), {
+      statements: ['ALTER TABLE "notes" ADD COLUMN "ownerId" TEXT REFERENCES "users" ("id")'],
+      warning: null,
+    });
+    assert.deepEqual(sqlite.addColumn('notes', { name: 'ownerId', type: 'string', nullable: false, default: '', references: owner }), {
+      statements: [`ALTER TABLE "notes" ADD COLUMN "ownerId" TEXT NOT NULL DEFAULT ''`],
+      warning:
+        'notes.ownerId was added without its foreign-key constraint (SQLite cannot add one to an existing table with a non-null default); recreate the table to enforce it',
+    });
+  });
+
+  it('PostgreSQL adds foreign keys apart, NOT VALID, and validates them; SQLite declares them with the column', () => {
+    assert.deepEqual(postgres.addColumn('notes', { name: 'ownerId', type: 'string', nullable: true, references: owner }), {
+      statements: ['ALTER TABLE "notes" ADD COLUMN "ownerId" text'],
+      warning: null,
+    });
+    assert.deepEqual(postgres.addForeignKey('notes', 'ownerId', owner), [
+      'ALTER TABLE "notes" ADD CONSTRAINT "fk_notes_ownerId" FOREIGN KEY ("ownerId") REFERENCES "users" ("id") NOT VALID',
+    ]);
+    assert.equal(postgres.validateForeignKey('notes', 'fk_notes_ownerId'), 'ALTER TABLE "notes" VALIDATE CONSTRAINT "fk_notes_ownerId"');
+    assert.deepEqual(sqlite.addForeignKey('notes', 'ownerId', owner), []);
+  });
+
+  it('indexes take descending columns', () => {
+    for (const dialect of [sqlite, postgres]) {
+      assert.equal(
+        dialect.createIndex('h', { name: 'uq_h', columns: ['a', { column: 'b', descending: true }], unique: true }),
+        'CREATE UNIQUE INDEX IF NOT EXISTS "uq_h" ON "h" ("a", "b" DESC)',
+      );
+    }
+  });
+});
+
+describe('query-language members write into the builder', () => {
+  const written = (dialect: SqlDialect, write: (sql: SqlBuilder) => void) => {
+    const sql = new SqlBuilder(dialect).text('"a" = ').value('first').text(' AND ');
+    write(sql);
+    return { sql: sql.sql, params: sql.params };
+  };
+
+  it('SQLite', () => {
+    assert.deepEqual(written(sqlite, (sql) => sqlite.likeSensitive(sql, '"c"', 'a_%*')), { sql: '"a" = ? AND "c" GLOB ?', params: ['first', 'a?*[*]'] });
+    assert.deepEqual(written(sqlite, (sql) => sqlite.likeInsensitive(sql, '"c"', 'a_%')), { sql: '"a" = ? AND "c" LIKE ?', params: ['first', 'a_%'] });
+    assert.deepEqual(written(sqlite, (sql) => sqlite.likeInsensitiveEscaped(sql, '"c"', '%a\\_%')), { sql: `"a" = ? AND "c" LIKE ? ESCAPE '\\'`, params: ['first', '%a\\_%'] });
+    assert.deepEqual(written(sqlite, (sql) => sqlite.textPosition(sql, '"p"', "','")), { sql: `"a" = ? AND instr("p", ',')`, params: ['first'] });
+  });
+
+  it('PostgreSQL numbers its placeholders after the values already written', () => {
+    assert.deepEqual(written(postgres, (sql) => postgres.likeSensitive(sql, '"c"', 'a_%')), { sql: `"a" = $1 AND "c" LIKE $2 ESCAPE ''`, params: ['first', 'a_%'] });
+    assert.deepEqual(written(postgres, (sql) => postgres.likeInsensitive(sql, '"c"', 'a_%')), { sql: `"a" = $1 AND "c" ILIKE $2 ESCAPE ''`, params: ['first', 'a_%'] });
+    assert.deepEqual(written(postgres, (sql) => postgres.likeInsensitiveEscaped(sql, '"c"', '%a\\_%')), {
+      sql: `"a" = $1 AND "c" ILIKE $2 ESCAPE '\\'`,
+      params: ['first', '%a\\_%'],
+    });
+    assert.deepEqual(written(postgres, (sql) => postgres.textPosition(sql, '"p"', "','")), { sql: `"a" = $1 AND strpos("p", ',')`, params: ['first'] });
   });
 });
 

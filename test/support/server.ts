@@ -1,5 +1,5 @@
 // Starts a real mfx server on a loopback port for end-to-end tests.
-import { type App, createServer, type Logger, type ServerConfig } from '@mfx/runtime';
+import { type Adapter, type App, createServer, type Logger, type ModelOverrides, type ServerConfig } from '@mfx/runtime';
 import type { Backend } from './backends.js';
 import { loadFixture } from './fixtures.js';
 import { ResponseValidator } from './response-validator.js';
@@ -37,9 +37,13 @@ export interface TestResponse {
 
 export interface StartOptions {
   fixture?: string;
+  /** Model option overrides given to `app.register` with the fixture. */
+  overrides?: Record<string, ModelOverrides>;
   config?: ServerConfig;
   /** Registers hooks and options before the adapter is opened. */
   setup?: (app: App) => void | Promise<void>;
+  /** Runs on the opened database before the server starts (and migrates): an older schema, say. */
+  prepare?: (adapter: Adapter) => Promise<void>;
   /**
    * Check every response against the server's OpenAPI document (default
    * true). Turn it off only in tests that deliberately answer with shapes
@@ -52,10 +56,11 @@ export async function startServer(backend: Backend, options: StartOptions = {}):
   const logger = memoryLogger();
   // Documentation is on by default so every suite serves /openapi.json and checks responses against it.
   const app = createServer({ port: 0, host: '127.0.0.1', logger, handleSignals: false, documentation: { public: true }, ...options.config });
-  app.register(await loadFixture(options.fixture ?? 'blog'));
+  app.register(await loadFixture(options.fixture ?? 'blog'), options.overrides);
   await options.setup?.(app);
   const { adapter, drop } = await backend.open(app.registry);
   app.setDB(adapter);
+  await options.prepare?.(adapter);
   const { port } = await app.start();
   const url = `http://127.0.0.1:${port}${app.config.pathPrefix}`;
   const validator = options.validateResponses === false ? null : new ResponseValidator(app.document() as never);

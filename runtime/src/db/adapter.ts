@@ -55,8 +55,16 @@ export interface Adapter extends Executor {
   init(logger: Logger): Promise<void>;
   /** Runs DDL (one or more statements, no parameters). */
   exec(sql: string): Promise<void>;
-  /** Table name → its columns, for migration. */
+  /** Table name → its columns, as the primary sees them now (the migration reads them inside its transaction, through the dialect). */
   introspect(): Promise<Map<string, ColumnInfo[]>>;
+  /**
+   * Runs `fn` in one transaction that holds the migration lock, so
+   * replicas migrating one database at the same time take turns: BEGIN
+   * IMMEDIATE on SQLite (waiting without blocking the process while another
+   * connection writes), the dialect's `migrationLock` on PostgreSQL.
+   * Committed when `fn` resolves, rolled back when it throws.
+   */
+  migrationTransaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   /** Resolves when the database answers; used by /ready and /health. */
   ping(signal?: CancelSignal): Promise<void>;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { Registry } from '../registry/registry.js';
-import { postgres } from '../sql/dialect.js';
+import { postgres } from '../sql/dialects/postgres.js';
 import {
   AbortedError,
   type Adapter,
@@ -292,18 +292,16 @@ class PostgresAdapter implements Adapter {
     await this.writePool.query(sql);
   }
 
+  migrationTransaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      for (const statement of this.dialect.migrationLock) await tx.raw(statement);
+      return fn(tx);
+    });
+  }
+
+  /** Read on the write pool (in a transaction): a replica may not have the newest tables yet. */
   async introspect(): Promise<Map<string, ColumnInfo[]>> {
-    const { rows } = await this.writePool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
-      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
-       WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
-    );
-    const out = new Map<string, ColumnInfo[]>();
-    for (const row of rows) {
-      const columns = out.get(row.table_name) ?? [];
-      columns.push({ name: row.column_name, type: normalisePgType(row.data_type), nullable: row.is_nullable === 'YES' });
-      out.set(row.table_name, columns);
-    }
-    return out;
+    return (await this.transaction((tx) => this.dialect.introspect(tx))).tables;
   }
 
   async ping(signal?: CancelSignal): Promise<void> {
@@ -313,11 +311,6 @@ class PostgresAdapter implements Adapter {
   async close(): Promise<void> {
     await Promise.all([this.writePool.end(), this.readPool.end()]);
   }
-}
-
-/** information_schema spells types long; the DDL spells them short. */
-function normalisePgType(type: string): string {
-  return type === 'timestamp with time zone' ? 'timestamptz' : type;
 }
 
 /**

@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { Registry } from '../registry/registry.js';
-import { sqlite } from '../sql/dialect.js';
+import { sqlite } from '../sql/dialects/sqlite.js';
 import {
   type Adapter,
   type ColumnInfo,
@@ -137,10 +138,11 @@ class SqliteAdapter implements Adapter {
     const cacheSize = options.statementCacheSize ?? 1000;
     const memory = path === ':memory:' || path === '';
     const writer = new Database(memory ? ':memory:' : path);
+    // busy_timeout first: switching a file to WAL waits for other connections opening it.
+    writer.pragma('busy_timeout = 5000');
     if (!memory) writer.pragma('journal_mode = WAL');
     writer.pragma('synchronous = NORMAL');
     writer.pragma('foreign_keys = ON');
-    writer.pragma('busy_timeout = 5000');
     this.writer = new Connection(writer, cacheSize);
     if (memory) {
       this.reader = null;
@@ -188,11 +190,20 @@ class SqliteAdapter implements Adapter {
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
     throwIfAborted(options?.signal);
+    return this.runTransaction(fn, () => this.writer.db.exec('BEGIN IMMEDIATE'), options);
+  }
+
+  migrationTransaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.runTransaction(fn, () => this.beginWhenFree());
+  }
+
+  /** Runs `fn` between `begin` and COMMIT (ROLLBACK when it throws), holding this process's write lock. */
+  private async runTransaction<T>(fn: (tx: Executor) => Promise<T>, begin: () => unknown, options?: QueryOptions): Promise<T> {
     await this.lock.acquire(options?.signal);
     const tx = new SqliteTransaction(this.writer);
     try {
       try {
-        this.writer.db.exec('BEGIN IMMEDIATE');
+        await begin();
       } catch (error) {
         throw new TxBeginError(error);
       }
@@ -216,6 +227,31 @@ class SqliteAdapter implements Adapter {
     }
   }
 
+  /**
+   * BEGIN IMMEDIATE that waits for another connection's write transaction
+   * (another replica, or another adapter in this process) without blocking
+   * the process: busy_timeout would sleep inside the call, and a holder in
+   * this same process could then never finish.
+   */
+  private async beginWhenFree(): Promise<void> {
+    const db = this.writer.db;
+    const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
+    db.pragma('busy_timeout = 0');
+    try {
+      for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+        try {
+          db.exec('BEGIN IMMEDIATE');
+          return;
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+        }
+        await sleep(pauseMs);
+      }
+    } finally {
+      db.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+  }
+
   async init(): Promise<void> {}
 
   async exec(sql: string): Promise<void> {
@@ -224,25 +260,7 @@ class SqliteAdapter implements Adapter {
   }
 
   async introspect(): Promise<Map<string, ColumnInfo[]>> {
-    await this.writerIdle();
-    const db = this.writer.db;
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-      .all() as { name: string }[];
-    const out = new Map<string, ColumnInfo[]>();
-    for (const { name } of tables) {
-      const columns = db.prepare('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)').all(name) as {
-        name: string;
-        type: string;
-        nn: number;
-        pk: number;
-      }[];
-      out.set(
-        name,
-        columns.map((c) => ({ name: c.name, type: c.type.toLowerCase(), nullable: c.nn === 0 && c.pk === 0 })),
-      );
-    }
-    return out;
+    return (await this.dialect.introspect(this)).tables;
   }
 
   async ping(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Adapter } from '../db/adapter.js';
+import type { TableSpec } from '../sql/schema.js';
 
 /** A cached 2xx response, replayed for a repeated key. */
 export interface StoredResponse {
@@ -29,6 +30,8 @@ export interface IdempotencyStore {
   release(key: string): Promise<void>;
   /** Resolves when a pending key may have changed (finished or released), or after `ms`. */
   wait(key: string, ms: number): Promise<void>;
+  /** The system tables the store keeps keys in, created by the migration (the idempotency hook declares them). */
+  readonly tables?: readonly TableSpec[];
 }
 
 interface MemoryEntry {
@@ -101,41 +104,56 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 }
 
 /**
- * A store in an SQL table (`mfx_idempotency`, created on first use), shared
- * by every replica on the same database. A claim is an INSERT that only one
- * replica wins; the others poll until the winner completes or releases.
+ * The table of `SqlIdempotencyStore`: the key (already hashed), the body's
+ * fingerprint, when the key expires (ms since the epoch) and the stored
+ * response (JSON text; null while the first request runs).
  *
  * @example
- * app.use('deserialize', idempotency({ store: new SqlIdempotencyStore(app.db) }), { position: 'after', ops: ['create'] });
+ * idempotencyTable('mfx_idempotency').columns.map((c) => c.name) // ['key', 'fingerprint', 'expires_at', 'response']
+ */
+export function idempotencyTable(name = 'mfx_idempotency'): TableSpec {
+  return {
+    name,
+    columns: [
+      { name: 'key', type: 'string', nullable: false, primaryKey: true },
+      { name: 'fingerprint', type: 'string', nullable: false },
+      { name: 'expires_at', type: 'bigint', nullable: false },
+      { name: 'response', type: 'string', nullable: true },
+    ],
+    indexes: [],
+  };
+}
+
+/**
+ * A store in an SQL table (`mfx_idempotency`, created by the migration:
+ * the idempotency hook declares it), shared by every replica on the same
+ * database. A claim is an INSERT that only one replica wins; the others poll
+ * until the winner completes or releases. `database` may be a function, for
+ * a store built before the database is opened.
+ *
+ * @example
+ * app.use('deserialize', idempotency({ store: new SqlIdempotencyStore(() => app.db) }), { position: 'after', ops: ['create'] });
  */
 export class SqlIdempotencyStore implements IdempotencyStore {
-  private ready: Promise<void> | null = null;
+  readonly tables: readonly TableSpec[];
 
   constructor(
-    private readonly adapter: Adapter,
+    private readonly database: Adapter | (() => Adapter),
     private readonly table = 'mfx_idempotency',
     private readonly pollMs = 25,
-  ) {}
+  ) {
+    this.tables = [idempotencyTable(table)];
+  }
+
+  private get adapter(): Adapter {
+    return typeof this.database === 'function' ? this.database() : this.database;
+  }
 
   private q(identifier: string): string {
     return this.adapter.dialect.quote(identifier);
   }
 
-  /** Creates the table once per store (DDL is the same on both dialects). */
-  private ensureTable(): Promise<void> {
-    this.ready ??= this.adapter
-      .exec(
-        `CREATE TABLE IF NOT EXISTS ${this.q(this.table)} (${this.q('key')} TEXT PRIMARY KEY, ${this.q('fingerprint')} TEXT NOT NULL, ${this.q('expires_at')} BIGINT NOT NULL, ${this.q('response')} TEXT)`,
-      )
-      .catch((error) => {
-        this.ready = null;
-        throw error;
-      });
-    return this.ready;
-  }
-
   async claim(key: string, fingerprint: string, ttlMs: number): Promise<Claim> {
-    await this.ensureTable();
     const t = this.q(this.table);
     const now = Date.now();
     // An expired, finished key is free again.

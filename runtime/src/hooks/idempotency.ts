@@ -36,7 +36,7 @@ function callerOf(ctx: Context): string {
 export function idempotency(options: IdempotencyOptions = {}): Hook {
   const ttlMs = options.ttlMs ?? DAY_MS;
   const waitMs = options.waitMs ?? 30_000;
-  const store = options.store ?? new MemoryIdempotencyStore();
+  const store: IdempotencyStore = options.store ?? new MemoryIdempotencyStore();
   if (!(ttlMs > 0)) throw new Error('mfx: idempotency ttlMs must be a positive number of milliseconds');
 
   return describeHook(async function idempotency(ctx, next) {
@@ -88,5 +88,6 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
     role: 'other',
     label: 'idempotency()',
     openapi: { headers: [{ name: 'Idempotency-Key', description: 'replays the first 2xx answer for the same key and body (Idempotent-Replayed: true); another body is 422 IDEMPOTENCY_KEY_REUSED' }] },
+    tables: store.tables,
   });
 }

@@ -25,7 +25,7 @@ export function transaction(): Hook {
       });
     } catch (error) {
       if (error === rollback) return;
-      if (error instanceof TxBeginError || error instanceof TxCommitError || error instanceof AbortedError) throw mapDbError(error);
+      if (error instanceof TxBeginError || error instanceof TxCommitError || error instanceof AbortedError) throw mapDbError(error, ctx.adapter.dialect);
       throw error;
     }
   };

@@ -189,26 +189,33 @@ export interface ModelOptions {
   queryLimits: Partial<QueryLimits>;
 }
 
-/** Statement templates for one dialect, every identifier quoted, every value a placeholder. */
+/**
+ * Statement templates for one dialect, every identifier quoted, every value
+ * a placeholder. The DDL is the dialect's rendering of the model's table
+ * spec (`modelTable` in `@mfx/runtime/sql`): the migration renders that same
+ * spec itself, so it can add to an existing table only what it lacks.
+ */
 export interface SqlTemplates {
-  /** CREATE TABLE IF NOT EXISTS, with defaults and constraints. */
+  /** CREATE TABLE IF NOT EXISTS, with defaults and constraints (SQLite: foreign keys too). */
   createTable: string;
   /** CREATE [UNIQUE] INDEX IF NOT EXISTS statements. */
   createIndexes: string[];
   /**
-   * Idempotent statements that add foreign-key constraints once every table
-   * exists (PostgreSQL checks the referenced table at creation time). Empty on
-   * SQLite, where references are declared inline.
+   * Statements that add the foreign-key constraints once every table exists
+   * (PostgreSQL checks the referenced table at creation time), `NOT VALID`
+   * so older rows are validated apart. Empty on SQLite, where references are
+   * declared inline.
    */
   foreignKeys: string[];
-  /** INSERT of every stored column, in `insertColumns` order, RETURNING every column. */
+  /**
+   * INSERT of every stored column, in `insertColumns` order, RETURNING every
+   * column: the statement of every create (keys a body lacks take the
+   * field's default).
+   */
   insert: string;
   insertColumns: string[];
   /** SELECT every column by id (soft-deleted rows excluded). */
   selectById: string;
-  /** UPDATE of every writable column by id, in `updateColumns` order then the id, RETURNING every column. */
-  update: string;
-  updateColumns: string[];
   /** Hard DELETE by id. */
   deleteById: string;
   /** UPDATE of the soft-delete marker by id; null for models without soft delete. */

@@ -36,7 +36,7 @@ async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof ObserverError) throw hookFailure(error.cause, ctx, 'db', 'write observer', { observer: error.observer });
-    const mapped = mapDbError(error, ctx.op);
+    const mapped = mapDbError(error, ctx.db.dialect, ctx.op);
     if (mapped.code === 'DB_ERROR') {
       ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
     }

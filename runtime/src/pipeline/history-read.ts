@@ -40,7 +40,7 @@ export function historyDefaults(model: ModelMeta, store: ModelStore, none: StepD
         if (!visible) throw new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
         ctx.result = await history.page(ctx.db, id, ctx.query!.page, ctx.query!.limit, options);
       } catch (error) {
-        throw mapDbError(error, ctx.op);
+        throw mapDbError(error, ctx.db.dialect, ctx.op);
       }
       await next();
     },

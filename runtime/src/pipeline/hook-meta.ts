@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { Registry } from '../registry/registry.js';
+import type { TableSpec } from '../sql/schema.js';
 import type { ModelStore } from '../store/model-store.js';
 import { metaSlot } from '../util/meta-slot.js';
 import type { Context } from './context.js';
@@ -58,6 +59,12 @@ export interface HookMeta {
   openapi?: { statuses?: string[]; headers?: { name: string; description: string }[] };
   /** Called once per registration when the app seals; throws to refuse startup. */
   setup?: (env: HookEnvironment) => void;
+  /**
+   * System tables the hook needs (a shared store's table, say): created by
+   * the migration with the models' tables, before any request. Read when
+   * `app.migrate()` runs, which may be before the app seals.
+   */
+  tables?: readonly TableSpec[];
 }
 
 const slot = metaSlot<HookMeta>('mfx.hookMeta');

@@ -25,12 +25,6 @@ export interface OperatorRow {
 const JSON_TYPES: ReadonlySet<FieldType> = new Set(['json_array', 'json_object']);
 const ORDERED_TYPES: ReadonlySet<FieldType> = new Set(['string', 'number', 'integer', 'bigint', 'timestamp']);
 
-/** Writes `<column> <fragment>` where `?` in the fragment is the bound value. */
-function fragment(sql: SqlBuilder, column: string, text: string, value: unknown): void {
-  const [before, after] = text.split('?');
-  sql.text(`${column} ${before}`).value(value).text(after ?? '');
-}
-
 /** Escapes LIKE wildcards so a literal matches itself (escape character `\`). */
 export const escapeLike = (literal: string): string => literal.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
@@ -45,7 +39,7 @@ const literalMatch = (op: FilterOp, pattern: (literal: string) => string): Opera
   op,
   arity: 'one',
   kinds: 'text',
-  write: (sql, column, value) => fragment(sql, column, sql.dialect.likeInsensitiveEscaped, pattern(escapeLike(String(value)))),
+  write: (sql, column, value) => sql.dialect.likeInsensitiveEscaped(sql, column, pattern(escapeLike(String(value)))),
 });
 
 function has(sql: SqlBuilder, column: string, value: unknown, field: FieldManifest): void {
@@ -69,16 +63,8 @@ const rows: OperatorRow[] = [
   compare('gte', '>='),
   compare('lt', '<'),
   compare('lte', '<='),
-  {
-    op: 'like',
-    arity: 'one',
-    kinds: 'text',
-    write: (sql, column, value) => {
-      const { operator, value: bound } = sql.dialect.likeSensitive(String(value));
-      fragment(sql, column, operator, bound);
-    },
-  },
-  { op: 'ilike', arity: 'one', kinds: 'text', write: (sql, column, value) => fragment(sql, column, sql.dialect.likeInsensitive, value) },
+  { op: 'like', arity: 'one', kinds: 'text', write: (sql, column, value) => sql.dialect.likeSensitive(sql, column, String(value)) },
+  { op: 'ilike', arity: 'one', kinds: 'text', write: (sql, column, value) => sql.dialect.likeInsensitive(sql, column, String(value)) },
   literalMatch('contains', (s) => `%${s}%`),
   literalMatch('starts_with', (s) => `${s}%`),
   literalMatch('ends_with', (s) => `%${s}`),

@@ -1,8 +1,6 @@
 import { ConfigError, RegistrationClosedError } from '../errors/api-error.js';
 import type { LoadedManifest } from '../manifest/load.js';
-import { type ModelManifest, type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
-import { dialects } from '../sql/dialect.js';
-import { buildSqlTemplates } from '../sql/templates.js';
+import { type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
 import { ModelMeta } from './model-meta.js';
 
 /** The defaults of DESIGN.md's query limits. */
@@ -19,8 +17,27 @@ export const defaultQueryLimits: QueryLimits = {
   aggregateOrderBy: 8,
 };
 
-/** Model options that code may give or override at registration, per model name. */
-export type ModelOverrides = Partial<ModelOptions> & { table?: string };
+/** Model options that change neither the database schema nor anything the compiler checked or compiled. */
+const OVERRIDABLE = ['headless', 'aggregate', 'export', 'maxExportRows', 'optimisticLock', 'adapter', 'queryLimits'] as const;
+
+/**
+ * Model options that code may override at registration, per model name:
+ * routes, caps, locking and adapter routing. The schema (table, soft
+ * delete, history, indexes, ...) comes from the model directives only.
+ */
+export type ModelOverrides = Partial<Pick<ModelOptions, (typeof OVERRIDABLE)[number]>>;
+
+/** Options an override may not change, with the model directive that sets them. */
+const SCHEMA_OPTIONS: Readonly<Record<string, string>> = {
+  table: 'table:NAME',
+  softDelete: 'soft_delete',
+  versioned: 'versioned (versioned_required)',
+  singleton: 'singleton',
+  indices: 'index: / unique_index:',
+  cursorField: 'cursor_field:FIELD',
+  defaultLocale: 'default_locale:LOCALE',
+  localeMode: 'locale_mode:MODE',
+};
 
 /**
  * Every model the server knows. Filled before start; sealed when the handler
@@ -43,12 +60,16 @@ export class Registry {
    */
   register(loaded: LoadedManifest, overrides: Record<string, ModelOverrides> = {}): ModelMeta[] {
     if (this.sealed) throw new RegistrationClosedError(`models from ${loaded.dir}`);
-    for (const name of Object.keys(overrides)) {
+    for (const [name, override] of Object.entries(overrides)) {
       if (!loaded.manifest.models.some((m) => m.name === name)) {
         throw new ConfigError(`overrides name model ${name}, which ${loaded.dir}/manifest.json does not declare`);
       }
+      checkOverride(name, override);
     }
-    const manifests = applyOverrides(loaded.manifest.models, overrides);
+    const manifests = loaded.manifest.models.map((model) => {
+      const override = overrides[model.name];
+      return override ? { ...model, options: { ...model.options, ...override } } : model;
+    });
     const added: ModelMeta[] = [];
     for (const manifest of manifests) {
       if (this.models.has(manifest.name)) throw new ConfigError(`model ${manifest.name} is registered twice`);
@@ -132,18 +153,16 @@ export class Registry {
   }
 }
 
-function applyOverrides(models: ModelManifest[], overrides: Record<string, ModelOverrides>): ModelManifest[] {
-  if (Object.keys(overrides).length === 0) return models;
-  const changed = models.map((model) => {
-    const override = overrides[model.name];
-    if (!override) return model;
-    const { table, ...options } = override;
-    return { ...model, table: table ?? model.table, options: { ...model.options, ...options } };
-  });
-  // A new table name or new options change the statements, including other models' references.
-  const tables = new Map(changed.map((m) => [m.name, m.table]));
-  return changed.map((model) => ({
-    ...model,
-    sql: { sqlite: buildSqlTemplates(model, tables, dialects.sqlite), postgres: buildSqlTemplates(model, tables, dialects.postgres) },
-  }));
+/** Refuses an override of an option the manifest's schema, SQL or validators depend on. */
+function checkOverride(model: string, override: ModelOverrides): void {
+  for (const option of Object.keys(override)) {
+    if ((OVERRIDABLE as readonly string[]).includes(option)) continue;
+    const directive = SCHEMA_OPTIONS[option];
+    if (directive) {
+      throw new ConfigError(
+        `overrides for model ${model} set ${option}, which changes the database schema or what mfx build checked; declare it on the model with the directive ${directive} and rebuild (mfx build)`,
+      );
+    }
+    throw new ConfigError(`overrides for model ${model} set ${option}, which is not a model option that can be overridden; overridable: ${OVERRIDABLE.join(', ')}`);
+  }
 }

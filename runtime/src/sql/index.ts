@@ -1,3 +1,15 @@
-export { type SqlDialect, dialects, postgres, sqlite } from './dialect.js';
+export { type AddedColumn, type SchemaSnapshot, type SqlDialect, dialects, postgres, sqlite } from './dialect.js';
 export { type ModelShape, type StoredColumn, HMAC_SUFFIX, absentValue, storedColumns, zeroValue } from './columns.js';
-export { buildHistoryTemplates, buildSqlTemplates, columnDefinitions, constraintName, type HistoryTemplates, historyTableName, notDeleted } from './templates.js';
+export {
+  type ColumnSpec,
+  constraintName,
+  type ForeignKeySpec,
+  historyTable,
+  historyTableName,
+  type IndexColumn,
+  type IndexSpec,
+  modelTable,
+  searchColumns,
+  type TableSpec,
+} from './schema.js';
+export { buildHistoryTemplates, buildSqlTemplates, type HistoryTemplates, notDeleted } from './templates.js';

@@ -6,7 +6,7 @@ import type { WriteCaller, WriteObserver } from '../pipeline/write-observers.js'
 import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
-import { historyTableName } from '../sql/templates.js';
+import { historyTableName } from '../sql/schema.js';
 import type { RecordData } from './codec.js';
 import { type Diff, diffOf, snapshotOf, type WriteOp } from './diff.js';
 
@@ -96,7 +96,7 @@ export class HistoryWriter {
         this.required ? 'history write failed; the write is rolled back (versioned_required)' : 'history write failed; the write stands',
       );
       // A cancelled statement stays a cancellation (504); any other failure is the database's (500 DB_ERROR).
-      if (this.required) throw mapDbError(error);
+      if (this.required) throw mapDbError(error, this.dialect);
     }
   }
 
@@ -123,7 +123,7 @@ export class HistoryWriter {
       } catch (error) {
         if (savepoint) await db.run('ROLLBACK TO SAVEPOINT mfx_history', [], options).catch(() => {});
         // Another writer took this version between our read and insert: read the next one again.
-        if (attempt < MAX_ATTEMPTS && mapDbError(error).code === 'CONFLICT') continue;
+        if (attempt < MAX_ATTEMPTS && mapDbError(error, this.dialect).code === 'CONFLICT') continue;
         throw error;
       }
     }

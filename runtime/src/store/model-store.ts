@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor, QueryOptions } from '../db/adapter.js';
+import { ConfigError } from '../errors/api-error.js';
 import type { FieldManifest, SqlTemplates } from '../manifest/types.js';
 import type { ScopeFilter } from '../pipeline/context.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
+import { absentValue } from '../sql/columns.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { buildDecoder, type Decoder, encodeValue, type RecordData } from './codec.js';
@@ -34,6 +36,29 @@ export interface Page {
 
 const now = () => new Date().toISOString();
 
+type InsertValue = (values: RecordData, timestamp: string) => unknown;
+
+/**
+ * Where a column's INSERT value comes from: the body, else the field's
+ * default; the runtime (id, timestamps, the soft-delete marker's default);
+ * nothing for blind-index companions, which have no field of their own.
+ */
+function insertValue(field: FieldManifest | undefined): InsertValue {
+  if (!field) return () => null;
+  const fallback = encodeValue(field, absentValue(field));
+  switch (field.base) {
+    case undefined:
+      return (values) => (field.name in values ? encodeValue(field, values[field.name]) : fallback);
+    case 'id':
+      return () => randomUUID();
+    case 'created_at':
+    case 'updated_at':
+      return (_, timestamp) => timestamp;
+    default:
+      return () => fallback;
+  }
+}
+
 /**
  * Reads and writes one model's table. Fixed statements come from the
  * manifest's templates; statements that depend on which columns a request
@@ -47,6 +72,8 @@ export class ModelStore {
   private readonly statements = new Map<string, string>();
   private readonly rootSelect: string;
   private readonly referential: ReferentialDelete;
+  /** Where each column of the INSERT template takes its value from, in template order. */
+  private readonly insertValues: readonly InsertValue[];
 
   constructor(
     readonly model: ModelMeta,
@@ -58,6 +85,11 @@ export class ModelStore {
     this.live = notDeleted(model.manifest, dialect);
     this.rootSelect = `SELECT ${model.columns.map((c) => `${dialect.quote(ROOT)}.${dialect.quote(c.column)}`).join(', ')} FROM ${dialect.quote(model.table)} ${dialect.quote(ROOT)}`;
     this.referential = new ReferentialDelete(dialect);
+    const columns = model.columns.map((c) => c.column);
+    if (columns.join('\0') !== this.templates.insertColumns.join('\0')) {
+      throw new ConfigError(`the manifest's insert statement of ${model.name} does not list its columns (${columns.join(', ')}); rebuild the manifest with mfx build`);
+    }
+    this.insertValues = model.columns.map((c) => insertValue(c.field));
   }
 
   /** Cached SQL text for a statement shape. */
@@ -141,29 +173,16 @@ export class ModelStore {
   }
 
   /**
-   * Inserts a record from body values (JSON names). Keys the body lacks are
-   * left out of the INSERT, so the column default applies; scope values are
-   * stamped over whatever the body says.
+   * Inserts a record from body values (JSON names) with the manifest's
+   * INSERT of every stored column: keys the body lacks take the field's
+   * default (`absentValue`, the column's DDL default too); scope values are
+   * stamped over whatever the body says; base columns are the runtime's.
    */
   async insert(db: Executor, values: RecordData, options: StoreOptions = {}): Promise<RecordData> {
     for (const filter of this.own(options.scope)) values[filter.field] = filter.value;
     const timestamp = now();
-    const columns: string[] = ['id'];
-    const params: unknown[] = [randomUUID()];
-    for (const field of this.model.fields) {
-      if (field.base || !(field.name in values)) continue;
-      columns.push(field.column);
-      params.push(encodeValue(field, values[field.name]));
-    }
-    columns.push('created_at', 'updated_at');
-    params.push(timestamp, timestamp);
-
-    const sql = this.statement(`insert:${columns.join('\0')}`, () => {
-      const q = this.dialect.quote;
-      const placeholders = columns.map((_, i) => this.dialect.param(i + 1)).join(', ');
-      return `INSERT INTO ${q(this.model.table)} (${columns.map(q).join(', ')}) VALUES (${placeholders}) RETURNING ${this.selectList}`;
-    });
-    const row = await db.get(sql, params, options);
+    const params = this.insertValues.map((value) => value(values, timestamp));
+    const row = await db.get(this.templates.insert, params, options);
     return this.decode(row!);
   }
 

@@ -99,7 +99,9 @@ export async function recursiveQuery(
   sql.text(` UNION ALL SELECT ${col('c', 'id')}, ${col('c', parent.column)}, ${col('w', 'depth')} + 1, ${col('w', 'path')} || ${col('c', 'id')} || ','`);
   sql.text(` FROM ${q(model.table)} ${q('c')} JOIN ${q('walk')} ${q('w')} ON `);
   sql.text(direction === 'descendants' ? `${col('c', parent.column)} = ${col('w', 'id')}` : `${col('c', 'id')} = ${col('w', 'parent')}`);
-  sql.text(` WHERE ${dialect.textPosition(col('w', 'path'), `',' || ${col('c', 'id')} || ','`)} = 0`);
+  sql.text(' WHERE ');
+  dialect.textPosition(sql, col('w', 'path'), `',' || ${col('c', 'id')} || ','`);
+  sql.text(' = 0');
   if (maxDepth !== null) sql.text(` AND ${col('w', 'depth')} < `).value(maxDepth);
   filters(sql, 'c');
   sql.text(`) SELECT `).join(model.fields, ', ', (f, s) => s.text(col('t', f.column)));

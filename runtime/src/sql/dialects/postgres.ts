@@ -1,0 +1,153 @@
+import type { ColumnInfo } from '../../db/adapter.js';
+import { ApiError } from '../../errors/api-error.js';
+import { addColumnStatement, createIndexStatement, createTableStatement, referenceClause } from '../ddl.js';
+import type { SqlDialect } from '../dialect.js';
+import { constraintName } from '../schema.js';
+import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, missingParent, quoteIdentifier, quoteString } from './shared.js';
+
+/** The PostgreSQL tsvector over the searchable columns; the GIN index and the query must spell it the same. */
+function tsvector(columns: readonly string[], alias?: string): string {
+  const ref = (c: string) => (alias ? `${quoteIdentifier(alias)}.` : '') + quoteIdentifier(c);
+  return `to_tsvector('simple', ${columns.map((c) => `coalesce(${ref(c)}, '')`).join(` || ' ' || `)})`;
+}
+
+/**
+ * The column list of a PostgreSQL key detail (`Key ("select", b)=(...)`),
+ * unquoted: reserved words and mixed case come back quoted.
+ */
+function keyColumns(detail: string | undefined): string | undefined {
+  const list = /^Key \(((?:"(?:[^"]|"")*"|[^)"])+)\)=/.exec(detail ?? '')?.[1];
+  if (list === undefined) return undefined;
+  const names = list.match(/"(?:[^"]|"")*"|[^,\s]+/g) ?? [];
+  return names.map((n) => (n.startsWith('"') ? n.slice(1, -1).replaceAll('""', '"') : n)).join(', ');
+}
+
+function mapPostgresError(error: unknown, op?: string): ApiError {
+  const e = (error ?? {}) as DriverError;
+  const keyColumn = keyColumns(e.detail);
+  const table = e.table ?? null;
+  const detail = e.detail ?? null;
+  switch (e.code) {
+    case '23505':
+      return duplicateKey(keyColumn, { table, column: keyColumn ?? e.column ?? null, detail });
+    case '23503':
+      return op === 'delete' || /is still referenced/.test(e.detail ?? '') ? deleteRestricted() : missingParent({ table, column: keyColumn ?? null, detail });
+    case '23502':
+    case '23514':
+      return constraintViolated({ table, column: e.column ?? null, detail });
+    case '57014':
+      return new ApiError('TIMEOUT');
+    default:
+      return new ApiError('DB_ERROR');
+  }
+}
+
+/** Information schema spells types long; the DDL spells them short. */
+const normaliseType = (type: string): string => (type === 'timestamp with time zone' ? 'timestamptz' : type);
+
+/** Class key of the migration's advisory lock ("mfx" in ASCII); the second key is the schema's hash. */
+const MIGRATION_LOCK_KEY = 0x6d6678;
+
+export const postgres: SqlDialect = {
+  name: 'postgres',
+  quote: quoteIdentifier,
+  param: (n) => `$${n}`,
+  columnType(type) {
+    switch (type) {
+      case 'number':
+        return 'double precision';
+      case 'integer':
+        return 'integer';
+      case 'bigint':
+        return 'bigint';
+      case 'boolean':
+        return 'boolean';
+      case 'timestamp':
+        return 'timestamptz';
+      case 'json_array':
+      case 'json_object':
+      case 'localized':
+        return 'jsonb';
+      default:
+        return 'text';
+    }
+  },
+  literal(value, type) {
+    if (value === null) return 'NULL';
+    if (type === 'boolean') return value ? 'TRUE' : 'FALSE';
+    if (typeof value === 'number') return String(value);
+    if (type === 'json_array' || type === 'json_object' || type === 'localized') {
+      return `${quoteString(JSON.stringify(value))}::jsonb`;
+    }
+    return quoteString(String(value));
+  },
+  bool: (value) => (value ? 'TRUE' : 'FALSE'),
+  lockRowsClause: ' FOR UPDATE',
+  failedStatementAbortsTransaction: true,
+  mapError: mapPostgresError,
+
+  // A foreign key needs the table it references: they are added once every table exists.
+  createTable: (table) => createTableStatement(postgres, table, false),
+  createIndex: (table, index) => createIndexStatement(postgres, table, index),
+  addColumn: (table, column) => ({ statements: [addColumnStatement(postgres, table, column, false)], warning: null }),
+  // NOT VALID: enforced for every new write at once; rows written before the relation existed
+  // are checked by validateForeignKey, which the migration runs and warns about instead of refusing to start.
+  addForeignKey: (table, column, key) => [
+    `ALTER TABLE ${quoteIdentifier(table)} ADD CONSTRAINT ${quoteIdentifier(key.name)} FOREIGN KEY (${quoteIdentifier(column)}) ${referenceClause(postgres, key)} NOT VALID`,
+  ],
+  validateForeignKey: (table, name) => `ALTER TABLE ${quoteIdentifier(table)} VALIDATE CONSTRAINT ${quoteIdentifier(name)}`,
+  async introspect(db) {
+    const columns = await db.raw(
+      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+       WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+    );
+    const tables = new Map<string, ColumnInfo[]>();
+    for (const row of columns) {
+      const list = tables.get(String(row.table_name)) ?? [];
+      list.push({ name: String(row.column_name), type: normaliseType(String(row.data_type)), nullable: row.is_nullable === 'YES' });
+      tables.set(String(row.table_name), list);
+    }
+    const keys = await db.raw(
+      `SELECT t.relname AS "table", c.conname AS name, c.convalidated AS validated FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+       WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace`,
+    );
+    return { tables, foreignKeys: keys.map((k) => ({ table: String(k.table), name: String(k.name), validated: k.validated === true })) };
+  },
+  // Replicas starting together take turns per schema (two concurrent CREATE TABLEs collide in
+  // pg_type); a pool-level statement_timeout must not cut a migration short.
+  migrationLock: ['SET LOCAL statement_timeout = 0', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}, hashtext(current_schema()))`],
+  searchStatements(table, columns) {
+    const name = quoteIdentifier(constraintName(`idx_${table}_search`));
+    return [`CREATE INDEX IF NOT EXISTS ${name} ON ${quoteIdentifier(table)} USING GIN (${tsvector(columns)})`];
+  },
+  searchBackfill: () => null,
+  searchMissingParts: () => null,
+
+  // ESCAPE '' turns off PostgreSQL's default backslash escape, so raw patterns mean the same as on SQLite.
+  likeSensitive(sql, column, pattern) {
+    sql.text(`${column} LIKE `).value(pattern).text(" ESCAPE ''");
+  },
+  likeInsensitive(sql, column, pattern) {
+    sql.text(`${column} ILIKE `).value(pattern).text(" ESCAPE ''");
+  },
+  likeInsensitiveEscaped(sql, column, pattern) {
+    sql.text(`${column} ILIKE `).value(pattern).text(" ESCAPE '\\'");
+  },
+  jsonArrayHas(sql, column, element) {
+    sql.text(`${column} @> `).value(JSON.stringify([element])).text('::jsonb');
+  },
+  jsonObjectHas(sql, column, key, value) {
+    sql.text(`${column} ->> `).value(key).text(' = ').value(value);
+  },
+  textPosition(sql, haystack, needle) {
+    sql.text(`strpos(${haystack}, ${needle})`);
+  },
+  inTextValues(sql, column, values) {
+    // A text[] literal, so the statement stays one prepared shape and the index on the column is used.
+    const literal = `{${values.map((v) => `"${v.replace(/["\\]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
+    sql.text(`${column} = ANY(`).value(literal).text('::text[])');
+  },
+  searchMatch(sql, _table, alias, columns, words) {
+    sql.text(`${tsvector(columns, alias)} @@ plainto_tsquery('simple', `).value(words.join(' ')).text(')');
+  },
+};

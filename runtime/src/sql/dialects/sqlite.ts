@@ -1,0 +1,157 @@
+import type { ColumnInfo } from '../../db/adapter.js';
+import { ApiError } from '../../errors/api-error.js';
+import { addColumnStatement, createIndexStatement, createTableStatement } from '../ddl.js';
+import type { SqlDialect } from '../dialect.js';
+import { constraintName } from '../schema.js';
+import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, missingParent, quoteIdentifier, quoteString } from './shared.js';
+
+/** A LIKE pattern (`%`, `_`) as a GLOB pattern (`*`, `?`), GLOB's own specials made literal. */
+function likeToGlob(pattern: string): string {
+  let out = '';
+  for (const ch of pattern) {
+    if (ch === '%') out += '*';
+    else if (ch === '_') out += '?';
+    else if (ch === '*' || ch === '?' || ch === '[') out += `[${ch}]`;
+    else out += ch;
+  }
+  return out;
+}
+
+/** Name of the SQLite FTS5 table that indexes a model's searchable columns. */
+export const searchTableName = (table: string): string => `${table}_fts`;
+
+/** "UNIQUE constraint failed: users.email" / "NOT NULL constraint failed: posts.title" */
+function mapSqliteError(error: unknown, op?: string): ApiError {
+  const { code = '', message = '' } = (error ?? {}) as DriverError;
+  const target = /constraint failed: ([^.\s,]+)\.([^\s,]+)/.exec(message);
+  const details = { table: target?.[1] ?? null, column: target?.[2] ?? null, detail: message };
+  switch (code) {
+    case 'SQLITE_CONSTRAINT_UNIQUE':
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+      return duplicateKey(target?.[2], details);
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+      return op === 'delete' ? deleteRestricted() : missingParent();
+    case 'SQLITE_CONSTRAINT_NOTNULL':
+    case 'SQLITE_CONSTRAINT_CHECK':
+      return constraintViolated(details);
+    default:
+      return new ApiError('DB_ERROR');
+  }
+}
+
+export const sqlite: SqlDialect = {
+  name: 'sqlite',
+  quote: quoteIdentifier,
+  param: () => '?',
+  columnType(type) {
+    switch (type) {
+      case 'number':
+        return 'REAL';
+      case 'integer':
+      case 'bigint':
+      case 'boolean':
+        return 'INTEGER';
+      default:
+        return 'TEXT';
+    }
+  },
+  literal(value, type) {
+    if (value === null) return 'NULL';
+    if (type === 'boolean') return value ? '1' : '0';
+    if (typeof value === 'number') return String(value);
+    if (typeof value === 'string' && type !== 'json_array' && type !== 'json_object' && type !== 'localized') {
+      return quoteString(value);
+    }
+    return quoteString(JSON.stringify(value));
+  },
+  bool: (value) => (value ? '1' : '0'),
+  lockRowsClause: '',
+  failedStatementAbortsTransaction: false,
+  mapError: mapSqliteError,
+
+  // SQLite cannot add a foreign key to an existing table: references are declared with their column.
+  createTable: (table) => createTableStatement(sqlite, table, true),
+  createIndex: (table, index) => createIndexStatement(sqlite, table, index),
+  addColumn(table, column) {
+    const { unique, references, ...declared } = column;
+    // ADD COLUMN refuses UNIQUE (a unique index does the same), and REFERENCES with a non-null default.
+    const keepsReference = references && (column.default === undefined || column.default === null);
+    const statements = [addColumnStatement(sqlite, table, keepsReference ? { ...declared, references } : declared, true)];
+    if (unique) statements.push(createIndexStatement(sqlite, table, { name: constraintName('uq', table, column.name), columns: [column.name], unique: true }));
+    const warning =
+      references && !keepsReference
+        ? `${table}.${column.name} was added without its foreign-key constraint (SQLite cannot add one to an existing table with a non-null default); recreate the table to enforce it`
+        : null;
+    return { statements, warning };
+  },
+  addForeignKey: () => [],
+  validateForeignKey: () => {
+    throw new Error('mfx: SQLite declares foreign keys with their column; there is nothing to validate');
+  },
+  async introspect(db) {
+    const rows = await db.raw(
+      `SELECT m.name AS "table", c.name AS name, c.type AS type, c."notnull" AS nn, c.pk AS pk
+       FROM sqlite_master m JOIN pragma_table_info(m.name) c
+       WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, c.cid`,
+    );
+    const tables = new Map<string, ColumnInfo[]>();
+    for (const row of rows) {
+      const columns = tables.get(String(row.table)) ?? [];
+      columns.push({ name: String(row.name), type: String(row.type).toLowerCase(), nullable: row.nn === 0 && row.pk === 0 });
+      tables.set(String(row.table), columns);
+    }
+    return { tables, foreignKeys: [] };
+  },
+  // BEGIN IMMEDIATE already holds the database's one write lock.
+  migrationLock: [],
+  searchStatements(table, columns) {
+    const q = quoteIdentifier;
+    const fts = q(searchTableName(table));
+    const cols = columns.map(q).join(', ');
+    const values = (row: string) => columns.map((c) => `${row}.${q(c)}`).join(', ');
+    const trigger = (suffix: string) => q(`${searchTableName(table)}_${suffix}`);
+    // External content: the FTS index follows the table through triggers, so every write path (raw SQL too) keeps it in sync.
+    return [
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${cols}, content=${quoteString(table)}, content_rowid='rowid')`,
+      `CREATE TRIGGER IF NOT EXISTS ${trigger('ai')} AFTER INSERT ON ${q(table)} BEGIN INSERT INTO ${fts} (rowid, ${cols}) VALUES (new.rowid, ${values('new')}); END`,
+      `CREATE TRIGGER IF NOT EXISTS ${trigger('ad')} AFTER DELETE ON ${q(table)} BEGIN INSERT INTO ${fts} (${fts}, rowid, ${cols}) VALUES ('delete', old.rowid, ${values('old')}); END`,
+      `CREATE TRIGGER IF NOT EXISTS ${trigger('au')} AFTER UPDATE ON ${q(table)} BEGIN INSERT INTO ${fts} (${fts}, rowid, ${cols}) VALUES ('delete', old.rowid, ${values('old')}); INSERT INTO ${fts} (rowid, ${cols}) VALUES (new.rowid, ${values('new')}); END`,
+    ];
+  },
+  searchMissingParts(table) {
+    const names = ['', '_ai', '_ad', '_au'].map((suffix) => quoteString(searchTableName(table) + suffix));
+    return `SELECT ${names.length} - COUNT(*) AS missing FROM sqlite_master WHERE name IN (${names.join(', ')})`;
+  },
+  searchBackfill: (table) => `INSERT INTO ${quoteIdentifier(searchTableName(table))} (${quoteIdentifier(searchTableName(table))}) VALUES ('rebuild')`,
+
+  // SQLite's LIKE ignores ASCII case; GLOB is the case-sensitive matcher.
+  likeSensitive(sql, column, pattern) {
+    sql.text(`${column} GLOB `).value(likeToGlob(pattern));
+  },
+  likeInsensitive(sql, column, pattern) {
+    sql.text(`${column} LIKE `).value(pattern);
+  },
+  likeInsensitiveEscaped(sql, column, pattern) {
+    sql.text(`${column} LIKE `).value(pattern).text(" ESCAPE '\\'");
+  },
+  // json_valid first: a legacy scalar in a JSON column matches nothing instead of failing the statement.
+  jsonArrayHas(sql, column, element) {
+    sql.text(`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} END) WHERE json_each.value = `).value(element).text(')');
+  },
+  jsonObjectHas(sql, column, key, value) {
+    sql.text(`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} END) WHERE json_each.key = `).value(key);
+    sql.text(` AND (CASE json_each.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_each.value AS TEXT) END) = `).value(value).text(')');
+  },
+  textPosition(sql, haystack, needle) {
+    sql.text(`instr(${haystack}, ${needle})`);
+  },
+  inTextValues(sql, column, values) {
+    sql.text(`${column} IN (SELECT value FROM json_each(`).value(JSON.stringify(values)).text('))');
+  },
+  searchMatch(sql, table, alias, _columns, words) {
+    const fts = quoteIdentifier(searchTableName(table));
+    // Every word quoted: FTS5 query syntax in user text can never become an operator or a syntax error.
+    const query = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
+    sql.text(`${quoteIdentifier(alias)}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH `).value(query).text(')');
+  },
+};
