@@ -9,6 +9,7 @@ import { type App, Registry } from '@mfx/runtime';
 import { modelRoutes, type RouteRow } from '../../runtime/src/registry/model-routes.js';
 import { backends } from '../support/backends.js';
 import { loadFixture } from '../support/fixtures.js';
+import { productionProblems as problems } from '../support/production.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const describeRow = (r: RouteRow) => `${r.method} ${r.pattern} ${r.kind}${r.op === r.kind ? '' : `/${r.op}`}${r.served ? '' : ' (not served)'}`;
@@ -71,15 +72,6 @@ describe('the route table of a model', () => {
 
 /** The served rows of every model of the app. */
 const servedRows = (app: App) => app.registry.all().flatMap((model) => modelRoutes(model).rows.filter((r) => r.served).map((row) => ({ model, row })));
-
-const problems = (app: App): string[] => {
-  try {
-    app.validateProduction();
-    return [];
-  } catch (error) {
-    return (error as Error).message.split('\n').slice(1).map((l) => l.replace(/^\s+- /, ''));
-  }
-};
 
 const bodies: Record<string, unknown> = { Plain: { name: 'a' }, Journal: { entry: 'first' }, Metric: { value: 1 }, Preferences: { theme: 'dark' } };
 
