@@ -61,8 +61,7 @@ export function durationMs(value: Duration | undefined, fallback: number, settin
  * @example
  * normalisePrefix('v1/'); // '/v1'
  */
-export function normalisePrefix(prefix: string | undefined): string {
-  if (prefix === undefined) return '/api';
+export function normalisePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/\/+$/, '');
   if (trimmed === '') return '';
   return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
