@@ -5,15 +5,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 
-const usage = `usage: mfx <command> [options]
-
-commands:
-  build ENTRY.ts... [--project tsconfig.json] [--out DIR]   compile models into a manifest
-  serve [--manifest DIR] [--db URL] [--port N] [--prefix /api] [--app FILE.ts] [--no-docs] [--production]
-  migrate [--manifest DIR] [--db URL]                       migrate and print what changed
-  openapi [--manifest DIR] [--prefix /api] [--app FILE.ts]  print the OpenAPI 3.1 document that serve publishes
-`;
-
 const [command, ...args] = process.argv.slice(2);
 const commands = {
   build: () => import('../compiler/src/cli.ts'),
@@ -23,7 +14,10 @@ const commands = {
 };
 
 if (!command || command === '--help' || command === '-h' || !(command in commands)) {
-  process.stderr.write(usage);
+  // The runtime commands' flags come from the settings table.
+  const { commandSummaries } = await import('../runtime/src/cli/args.ts');
+  const lines = ['build ENTRY.ts... [--project tsconfig.json] [--out DIR]   compile models into a manifest', ...commandSummaries()];
+  process.stderr.write(`usage: mfx <command> [options]\n\ncommands:\n${lines.map((l) => `  ${l}`).join('\n')}\n\nmfx <command> --help describes its flags and environment.\n`);
   process.exit(command && command !== '--help' && command !== '-h' ? 2 : 0);
 }
 

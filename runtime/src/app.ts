@@ -15,9 +15,10 @@ import { mountDocumentRoute } from './openapi/route.js';
 import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
-import type { Hook, HookScope, Op, Step } from './pipeline/types.js';
+import type { Hook, HookScope, Step } from './pipeline/types.js';
 import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
 import type { ModelMeta } from './registry/model-meta.js';
+import type { RouteRow } from './registry/model-routes.js';
 import { type ModelOverrides, Registry } from './registry/registry.js';
 import { CursorCodec } from './query/cursor.js';
 import type { TableSpec } from './sql/schema.js';
@@ -286,7 +287,7 @@ export class App {
       this.config,
       this.registry.all(),
       {
-        chain: (model, op) => this.chainFor(model, op),
+        chain: (model, route) => this.chainFor(model, route),
         serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
       },
       probes,
@@ -339,16 +340,17 @@ export class App {
     return this.generator.build();
   }
 
-  private chainFor(model: ModelMeta, op: Op): Chain {
-    const key = `${model.name}\0${op}`;
+  /** The chain of one route of a model, composed once per (model, kind, path): GET and HEAD share it. */
+  private chainFor(model: ModelMeta, route: RouteRow): Chain {
+    const key = `${model.name}\0${route.kind}\0${route.pattern}`;
     let chain = this.chains.get(key);
     if (!chain) {
-      const defaults = modelDefaults(model, op, this.stores.get(model.name)!, {
+      const defaults = modelDefaults(model, route, this.stores.get(model.name)!, {
         bodyLimit: this.config.bodyLimit,
         cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
         observers: this.observers,
       });
-      chain = this.pipeline.build(model.name, op, defaults, this.config.trace, this.log);
+      chain = this.pipeline.build(model.name, route.op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);
     }
     return chain;

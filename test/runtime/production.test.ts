@@ -7,6 +7,7 @@ import { type App, allowAnonymous, apiKey, bearer, block, cors, createServer, lo
 import setupBlog from '../../fixtures/blog/app.js';
 import { SECRET } from '../support/auth.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
+import { productionProblems as problems } from '../support/production.js';
 
 async function blogApp(setup: (app: App) => void = () => {}, config: Parameters<typeof createServer>[0] = {}): Promise<App> {
   const app = createServer({ handleSignals: false, ...config });
@@ -14,15 +15,6 @@ async function blogApp(setup: (app: App) => void = () => {}, config: Parameters<
   setup(app);
   return app;
 }
-
-const problems = (app: App): string[] => {
-  try {
-    app.validateProduction();
-    return [];
-  } catch (error) {
-    return (error as Error).message.split('\n').slice(1).map((l) => l.replace(/^\s+- /, ''));
-  }
-};
 
 describe('production validation', () => {
   it('passes the blog app: public reads and sign-up declared, writes behind bearer, login public', async () => {

@@ -1,36 +1,140 @@
-/** Minimal flag parsing for the mfx commands: `--name value`, `--name=value` and boolean `--flag`. */
-export interface ParsedArgs {
-  flags: Map<string, string | true>;
-  positional: string[];
+/**
+ * The command line of `mfx serve`, `mfx migrate` and `mfx openapi`, read
+ * from the settings table: each command knows the flags whose rows name it,
+ * flags win over the environment, which wins over the defaults, and usage
+ * text is written from the same rows.
+ */
+import type { ServerConfig } from '../config/config.js';
+import { type EnvConfig, loadEnv } from '../config/env.js';
+import { type Command, type CommandOptions, type Setting, settingRows } from '../config/settings.js';
+
+/** What each command does. */
+export const commands: Record<Command, string> = {
+  serve: 'load the manifest, open the database, migrate and serve',
+  migrate: 'migrate and print what changed',
+  openapi: 'print the OpenAPI 3.1 document that serve publishes',
+};
+
+export interface CommandLine {
+  /** Server settings from flags and the environment; unset ones take resolveConfig's defaults. */
+  server: Partial<ServerConfig>;
+  /** The command's own settings, defaults filled in. */
+  options: CommandOptions;
+  /** `--help` or `-h` was given: print usage(command) instead. */
+  help: boolean;
 }
 
-export function parseArgs(argv: readonly string[], booleans: readonly string[]): ParsedArgs {
-  const flags = new Map<string, string | true>();
-  const positional: string[] = [];
+type Row = { key: string; setting: Setting<unknown> };
+
+/** The rows a command reads, in table order. */
+const rowsOf = (command: Command): Row[] => settingRows.filter(([, setting]) => setting.commands?.includes(command)).map(([key, setting]) => ({ key, setting }));
+
+/** The rows with a flag of this command, in table order. */
+const flagsOf = (command: Command) => rowsOf(command).flatMap(({ key, setting }) => (setting.flag ? [{ key, setting, flag: setting.flag }] : []));
+
+/**
+ * Reads a command's flags (`--name VALUE`, `--name=VALUE`, `--switch`) and
+ * the variables of its settings (a command with none, like openapi, does
+ * not read the environment). Unknown flags and unreadable values are errors
+ * naming them.
+ *
+ * @example
+ * readCommandLine('serve', ['--port', '0', '--no-docs']); // { server: { port: 0 }, options: { docs: false, manifest: '.mfx', ... }, help: false }
+ */
+export function readCommandLine(command: Command, argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CommandLine {
+  const known = flagsOf(command);
+  const fail = (message: string) => new Error(`mfx ${command}: ${message}`);
+  const given = new Map<string, unknown>();
+  let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
+    if (arg === '--help' || arg === '-h') {
+      help = true;
       continue;
     }
+    if (!arg.startsWith('--')) continue;
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (eq !== -1) flags.set(name, arg.slice(eq + 1));
-    else if (booleans.includes(name)) flags.set(name, true);
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags.set(name, argv[++i]);
-    else throw new Error(`--${name} needs a value`);
+    const row = known.find((r) => r.flag.name === name);
+    if (!row) throw fail(`unknown flag --${name} (known: ${known.map((r) => `--${r.flag.name}`).join(', ')})`);
+    if (!row.flag.read) {
+      if (eq !== -1) throw fail(`--${name} takes no value`);
+      given.set(row.key, row.flag.switchTo);
+      continue;
+    }
+    let raw: string;
+    if (eq !== -1) raw = arg.slice(eq + 1);
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) raw = argv[++i];
+    else throw fail(`--${name} needs a value (${row.flag.placeholder})`);
+    try {
+      given.set(row.key, row.flag.read(raw));
+    } catch (error) {
+      throw fail(`flag --${name}="${raw}" ${(error as Error).message}`);
+    }
   }
-  return { flags, positional };
+  if (help) return { server: {}, options: {} as CommandOptions, help };
+
+  const rows = rowsOf(command);
+  const fromEnv: EnvConfig = rows.some((r) => r.setting.env) ? loadEnv('', env) : {};
+  const server: Record<string, unknown> = {};
+  const options: Record<string, unknown> = {};
+  for (const { key, setting } of rows) {
+    const variable = setting.env ? fromEnv[setting.env.as] : undefined;
+    const value = given.has(key) ? given.get(key) : variable !== undefined ? setting.env!.toSetting(variable) : undefined;
+    if (setting.scope === 'server') {
+      if (value !== undefined) server[key] = value;
+    } else {
+      options[key] = value ?? setting.default;
+    }
+  }
+  return { server: server as Partial<ServerConfig>, options: options as unknown as CommandOptions, help };
 }
 
-export function stringFlag(args: ParsedArgs, name: string): string | undefined {
-  const value = args.flags.get(name);
-  return typeof value === 'string' ? value : undefined;
+/**
+ * The flags of a command as usage shows them.
+ *
+ * @example
+ * synopsis('migrate'); // '[--manifest DIR] [--db URL]'
+ */
+export function synopsis(command: Command): string {
+  return flagsOf(command)
+    .map(({ flag }) => `[--${flag.name}${flag.placeholder ? ` ${flag.placeholder}` : ''}]`)
+    .join(' ');
 }
 
-/** Rejects flags a command does not know, naming them. */
-export function checkFlags(args: ParsedArgs, known: readonly string[], command: string): void {
-  for (const name of args.flags.keys()) {
-    if (!known.includes(name)) throw new Error(`mfx ${command}: unknown flag --${name} (known: ${known.map((k) => `--${k}`).join(', ')})`);
+const table = (lines: [string, string][]) => {
+  const width = Math.max(...lines.map(([left]) => left.length));
+  return lines.map(([left, right]) => `  ${left.padEnd(width)}   ${right}`).join('\n');
+};
+
+/**
+ * The help text of a command: its flags and, when the environment applies,
+ * its variables, each with its doc line.
+ *
+ * @example
+ * process.stdout.write(usage('serve'));
+ */
+export function usage(command: Command): string {
+  const flags = flagsOf(command).map(({ setting, flag }): [string, string] => {
+    const notes = [setting.default !== undefined && flag.read ? `default ${String(setting.default)}` : '', setting.env ? `env ${setting.env.name}` : '']
+      .filter(Boolean)
+      .join('; ');
+    return [`--${flag.name}${flag.placeholder ? ` ${flag.placeholder}` : ''}`, notes ? `${setting.doc} (${notes})` : setting.doc];
+  });
+  const variables = rowsOf(command).flatMap(({ setting }): [string, string][] => (setting.env && !setting.flag ? [[setting.env.name, setting.doc]] : []));
+  const parts = [`usage: mfx ${command} ${synopsis(command)}`, `  ${commands[command]}`, table(flags)];
+  if (variables.length > 0) {
+    parts.push(`environment (flags win over it; it wins over the defaults):\n${table(variables)}`);
   }
+  return `${parts.join('\n\n')}\n`;
+}
+
+/**
+ * One line per command for `mfx --help`.
+ *
+ * @example
+ * commandSummaries(); // ['serve [--manifest DIR] ...   load the manifest, ...', ...]
+ */
+export function commandSummaries(): string[] {
+  return (Object.keys(commands) as Command[]).map((command) => `${command} ${synopsis(command)}   ${commands[command]}`);
 }

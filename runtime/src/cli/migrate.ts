@@ -1,21 +1,21 @@
 import { createServer } from '../app.js';
-import { loadEnv } from '../config/env.js';
 import { openDatabase } from '../db/open.js';
 import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
-import { checkFlags, parseArgs, stringFlag } from './args.js';
+import { readCommandLine, usage } from './args.js';
 
 /** `mfx migrate [--manifest DIR] [--db URL]`: migrate, then print what changed and every drift warning. */
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, []);
-  checkFlags(args, ['manifest', 'db'], 'migrate');
-  const env = loadEnv();
+  const { options, help } = readCommandLine('migrate', argv);
+  if (help) {
+    process.stdout.write(usage('migrate'));
+    return 0;
+  }
   const app = createServer({ logger: silentLogger, handleSignals: false });
-  const loaded = loadManifest(stringFlag(args, 'manifest') ?? '.mfx');
+  const loaded = loadManifest(options.manifest);
   app.register(loaded);
   for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
-  const url = stringFlag(args, 'db') ?? env.dbWriteUrl ?? 'sqlite:./mfx.db';
-  const adapter = openDatabase(url, app.registry);
+  const adapter = openDatabase(options.dbWriteUrl, app.registry);
   app.setDB(adapter);
   try {
     await adapter.init(silentLogger);

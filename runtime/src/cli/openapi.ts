@@ -4,7 +4,7 @@ import { createServer } from '../app.js';
 import { openSqlite } from '../db/sqlite.js';
 import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
-import { checkFlags, parseArgs, stringFlag } from './args.js';
+import { readCommandLine, usage } from './args.js';
 import type { AppModule } from './serve.js';
 
 /**
@@ -16,17 +16,14 @@ import type { AppModule } from './serve.js';
  * is never migrated or written.
  */
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, []);
-  checkFlags(args, ['manifest', 'prefix', 'app'], 'openapi');
-  const app = createServer({
-    pathPrefix: stringFlag(args, 'prefix') ?? '/api',
-    documentation: { public: true },
-    logger: silentLogger,
-    handleSignals: false,
-  });
-  const appFile = stringFlag(args, 'app');
-  const module: AppModule = appFile ? await import(pathToFileURL(resolve(appFile)).href) : {};
-  app.register(loadManifest(stringFlag(args, 'manifest') ?? '.mfx'), module.overrides);
+  const { server, options, help } = readCommandLine('openapi', argv);
+  if (help) {
+    process.stdout.write(usage('openapi'));
+    return 0;
+  }
+  const app = createServer({ ...server, documentation: { public: true }, logger: silentLogger, handleSignals: false });
+  const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
+  app.register(loadManifest(options.manifest), module.overrides);
   await module.default?.(app);
   app.setDB(openSqlite(':memory:', app.registry));
   try {

@@ -1,11 +1,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer, type App } from '../app.js';
-import { envToConfig, loadEnv } from '../config/env.js';
 import { openDatabase } from '../db/open.js';
 import { loadManifest } from '../manifest/load.js';
 import type { ModelOverrides } from '../registry/registry.js';
-import { checkFlags, parseArgs, stringFlag } from './args.js';
+import { readCommandLine, usage } from './args.js';
 
 /** What a `--app` module may export. */
 export interface AppModule {
@@ -16,34 +15,26 @@ export interface AppModule {
 }
 
 /**
- * `mfx serve [--manifest DIR] [--db URL] [--port N] [--prefix /api] [--app FILE.ts] [--no-docs]`
+ * `mfx serve [--manifest DIR] [--db URL] [--port N] [--prefix /api] [--app FILE.ts] [--no-docs] [--production]`
  *
  * Flags win over the environment (PORT, DB_WRITE_URL, DB_READ_URL, ...),
- * which wins over the defaults.
+ * which wins over the defaults; all of them come from the settings table.
  */
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['no-docs', 'production']);
-  checkFlags(args, ['manifest', 'db', 'port', 'prefix', 'app', 'no-docs', 'production'], 'serve');
-  const env = loadEnv();
-  const rawPort = stringFlag(args, 'port');
-  if (rawPort !== undefined && !/^\d+$/.test(rawPort)) throw new Error(`mfx serve: --port must be a number, got "${rawPort}"`);
+  const { server, options, help } = readCommandLine('serve', argv);
+  if (help) {
+    process.stdout.write(usage('serve'));
+    return 0;
+  }
+  const app = createServer({ ...server, documentation: options.docs ? { public: true } : undefined });
 
-  const app = createServer({
-    ...envToConfig(env),
-    ...(rawPort !== undefined ? { port: Number(rawPort) } : {}),
-    pathPrefix: stringFlag(args, 'prefix') ?? '/api',
-    documentation: args.flags.has('no-docs') ? undefined : { public: true },
-  });
-
-  const appFile = stringFlag(args, 'app');
-  const module: AppModule = appFile ? await import(pathToFileURL(resolve(appFile)).href) : {};
-  app.register(loadManifest(stringFlag(args, 'manifest') ?? '.mfx'), module.overrides);
+  const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
+  app.register(loadManifest(options.manifest), module.overrides);
   await module.default?.(app);
 
-  const url = stringFlag(args, 'db') ?? env.dbWriteUrl ?? 'sqlite:./mfx.db';
-  app.setDB(openDatabase(url, app.registry, env.dbReadUrl));
+  app.setDB(openDatabase(options.dbWriteUrl, app.registry, options.dbReadUrl));
   // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
-  if (args.flags.has('production')) app.validateProduction();
+  if (options.production) app.validateProduction();
   const { url: listening } = await app.start();
   process.stdout.write(`mfx serving ${listening}\n`);
   return new Promise<number>(() => {});

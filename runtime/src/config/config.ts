@@ -1,13 +1,13 @@
 import type { Adapter } from '../db/adapter.js';
-import { ConfigError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
 import type { QueryLimits } from '../manifest/types.js';
 import type { TraceConfig } from '../pipeline/pipeline.js';
 import type { Hook } from '../pipeline/types.js';
 import type { HttpMiddleware, ProbesConfig, ReadinessCheck } from '../probes/probes.js';
+import { type Duration, durationMs } from './readers.js';
+import { settingRows } from './settings.js';
 
-/** A duration: milliseconds as a number, or a string such as `250ms`, `5s`, `2m`. */
-export type Duration = number | string;
+export { type Duration, durationMs, normalisePrefix } from './readers.js';
 
 export interface DocumentationConfig {
   /** Serve /openapi.json without running the OpenAPI auth hooks. */
@@ -26,7 +26,10 @@ export interface DocumentationConfig {
 }
 
 /**
- * Server configuration: the spec's Configuration table in camelCase.
+ * Server configuration: the spec's Configuration table in camelCase. Each
+ * key has its row (default, check, environment variable, flag, doc line) in
+ * the settings table (`config/settings.ts`); a key without one does not
+ * compile.
  *
  * @example
  * createServer({ port: 8080, pathPrefix: '/api', queryTimeout: '5s', serviceName: 'blog' });
@@ -94,41 +97,21 @@ export interface ResolvedConfig extends ServerConfig {
   handleSignals: boolean;
 }
 
-const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Milliseconds of a Duration; a bad value is an error naming the setting. */
-export function durationMs(value: Duration | undefined, fallback: number, setting: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0) throw new ConfigError(`${setting} must be a non-negative number of milliseconds, got ${value}`);
-    return value;
-  }
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);
-  if (!match) throw new ConfigError(`${setting} must be a duration such as "500ms", "5s" or "2m", got "${value}"`);
-  return Number(match[1]) * units[match[2]];
-}
-
-export function normalisePrefix(prefix: string | undefined): string {
-  if (prefix === undefined) return '/api';
-  const trimmed = prefix.trim().replace(/\/+$/, '');
-  if (trimmed === '') return '';
-  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-}
-
+/**
+ * The configuration with every default of the settings table filled in and
+ * every given value checked; durations also in milliseconds.
+ *
+ * @example
+ * resolveConfig({ queryTimeout: '5s' }).queryTimeoutMs; // 5000
+ */
 export function resolveConfig(config: ServerConfig): ResolvedConfig {
-  const port = config.port ?? 8080;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port must be an integer from 0 to 65535, got ${port}`);
-  return {
-    ...config,
-    port,
-    pathPrefix: normalisePrefix(config.pathPrefix),
-    queryTimeoutMs: durationMs(config.queryTimeout, 0, 'queryTimeout'),
-    shutdownTimeoutMs: durationMs(config.shutdownTimeout, 30_000, 'shutdownTimeout'),
-    healthTimeoutMs: durationMs(config.healthTimeout, 3_000, 'healthTimeout'),
-    bodyLimit: config.bodyLimit ?? 4 * 1024 * 1024,
-    httpMiddlewares: [...(config.httpMiddlewares ?? [])],
-    readinessChecks: [...(config.readinessChecks ?? [])],
-    probes: config.probes ?? {},
-    handleSignals: config.handleSignals ?? true,
-  };
+  const resolved: Record<string, unknown> = { ...config };
+  for (const [key, setting] of settingRows) {
+    if (setting.scope !== 'server') continue;
+    let value = resolved[key] ?? setting.default;
+    if (value !== undefined && setting.check) value = setting.check(value, key);
+    if (value !== undefined) resolved[key] = value;
+    if (setting.millis) resolved[setting.millis] = durationMs(value as Duration | undefined, 0, key);
+  }
+  return resolved as unknown as ResolvedConfig;
 }

@@ -3,44 +3,48 @@
  *
  * Codes are stable: clients switch on them. Messages of 4xx errors explain
  * what was wrong and how to fix it; messages of 5xx errors are always the
- * generic text below, never a database's or a hook's own words.
+ * generic text below, never a database's or a hook's own words. `when` is
+ * the spec's condition, for the OpenAPI error responses.
  */
 export const errorCatalogue = {
-  UNAUTHORIZED: { status: 401, message: 'missing or invalid credentials' },
-  INVALID_CREDENTIALS: { status: 401, message: 'invalid credentials' },
-  FORBIDDEN: { status: 403, message: 'forbidden' },
-  NOT_FOUND: { status: 404, message: 'not found' },
-  METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed' },
-  CONFLICT: { status: 409, message: 'the write conflicts with an existing record' },
-  FOREIGN_KEY_VIOLATION: { status: 409, message: 'a referenced record does not exist' },
-  DELETE_RESTRICTED: { status: 409, message: 'the record still has dependent records' },
-  PRECONDITION_FAILED: { status: 412, message: 'If-Match does not match the current ETag' },
-  BODY_TOO_LARGE: { status: 413, message: 'request body is too large' },
-  FILE_TOO_LARGE: { status: 413, message: 'file is too large' },
-  EXPORT_TOO_LARGE: { status: 413, message: 'export exceeds the row limit' },
-  URI_TOO_LONG: { status: 414, message: 'request URI is too long' },
-  FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'file type is not allowed' },
-  VALIDATION_ERROR: { status: 422, message: 'validation failed' },
-  MISSING_LOCALE: { status: 422, message: 'a required locale is missing' },
-  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key was already used with a different body' },
-  INVALID_QUERY: { status: 400, message: 'invalid query' },
-  INVALID_AGGREGATE: { status: 400, message: 'invalid aggregate' },
-  INVALID_JSON: { status: 400, message: 'request body must be a JSON object' },
-  EMPTY_BODY: { status: 400, message: 'request body is empty' },
-  BODY_READ_ERROR: { status: 400, message: 'request body could not be read' },
-  MULTIPART_ERROR: { status: 400, message: 'multipart body could not be parsed' },
-  RATE_LIMITED: { status: 429, message: 'too many requests' },
-  TIMEOUT: { status: 504, message: 'gateway timeout' },
-  NO_STORAGE: { status: 501, message: 'not implemented' },
-  DB_ERROR: { status: 500, message: 'internal server error' },
-  INTERNAL: { status: 500, message: 'internal server error' },
-  PANIC: { status: 500, message: 'internal server error' },
-  TX_BEGIN_ERROR: { status: 500, message: 'internal server error' },
-  TX_COMMIT_ERROR: { status: 500, message: 'internal server error' },
-  ENCRYPTION_NOT_CONFIGURED: { status: 500, message: 'internal server error' },
-} as const satisfies Record<string, { status: number; message: string }>;
+  UNAUTHORIZED: { status: 401, message: 'missing or invalid credentials', when: 'a credential is missing or invalid' },
+  INVALID_CREDENTIALS: { status: 401, message: 'invalid credentials', when: 'a login action got bad credentials' },
+  FORBIDDEN: { status: 403, message: 'forbidden', when: 'a role or scope gate refused the caller, an operation is blocked, or the tenant is undeterminable' },
+  NOT_FOUND: { status: 404, message: 'not found', when: 'no such record (or not visible to the caller)' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed', when: "the path exists but not with this method (see Allow); every method on a singleton's id path" },
+  CONFLICT: { status: 409, message: 'the write conflicts with an existing record', when: 'a unique or similar constraint refused the write (details name table, column and detail), or an idempotent request is still running' },
+  FOREIGN_KEY_VIOLATION: { status: 409, message: 'a referenced record does not exist', when: 'the write references a record that does not exist' },
+  DELETE_RESTRICTED: { status: 409, message: 'the record still has dependent records', when: 'the record still has dependent records and no onDelete action' },
+  PRECONDITION_FAILED: { status: 412, message: 'If-Match does not match the current ETag', when: 'If-Match does not match the current ETag; nothing was written' },
+  BODY_TOO_LARGE: { status: 413, message: 'request body is too large', when: 'the request body is over the limit; nothing was written' },
+  FILE_TOO_LARGE: { status: 413, message: 'file is too large', when: 'a file is over its max_size' },
+  EXPORT_TOO_LARGE: { status: 413, message: 'export exceeds the row limit', when: 'the export would exceed the row limit' },
+  URI_TOO_LONG: { status: 414, message: 'request URI is too long', when: 'the request URI is over 8 KiB' },
+  FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'file type is not allowed', when: "a file's type is not accepted by its field" },
+  VALIDATION_ERROR: { status: 422, message: 'validation failed', when: 'a directive rule failed; details list each bad field' },
+  MISSING_LOCALE: { status: 422, message: 'a required locale is missing', when: 'a required locale key is absent or empty' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key was already used with a different body', when: 'the Idempotency-Key was already used with a different body' },
+  INVALID_QUERY: { status: 400, message: 'invalid query', when: 'a malformed filter, sort, group index or other query parameter' },
+  INVALID_AGGREGATE: { status: 400, message: 'invalid aggregate', when: 'an invalid aggregate spec, or a body sent to the aggregate route' },
+  INVALID_JSON: { status: 400, message: 'request body must be a JSON object', when: 'the body is not a JSON object' },
+  EMPTY_BODY: { status: 400, message: 'request body is empty', when: 'the body is empty' },
+  BODY_READ_ERROR: { status: 400, message: 'request body could not be read', when: 'the body could not be read' },
+  MULTIPART_ERROR: { status: 400, message: 'multipart body could not be parsed', when: 'a multipart body could not be parsed' },
+  RATE_LIMITED: { status: 429, message: 'too many requests', when: 'too many requests; retry after Retry-After seconds' },
+  TIMEOUT: { status: 504, message: 'gateway timeout', when: "the request did not finish within QueryTimeout (or the database's statement timeout)" },
+  NO_STORAGE: { status: 501, message: 'not implemented', when: 'multipart bodies and file routes need file storage' },
+  DB_ERROR: { status: 500, message: 'internal server error', when: 'any other database error (redacted)' },
+  INTERNAL: { status: 500, message: 'internal server error', when: 'a hook returned an error' },
+  PANIC: { status: 500, message: 'internal server error', when: 'a hook or the framework panicked' },
+  TX_BEGIN_ERROR: { status: 500, message: 'internal server error', when: 'a transaction could not begin' },
+  TX_COMMIT_ERROR: { status: 500, message: 'internal server error', when: 'a transaction could not commit' },
+  ENCRYPTION_NOT_CONFIGURED: { status: 500, message: 'internal server error', when: 'an encrypted field was used without a key provider' },
+} as const satisfies Record<string, { status: number; message: string; when: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
+
+/** Every status the catalogue answers with. */
+export type ErrorStatus = (typeof errorCatalogue)[ErrorCode]['status'];
 
 /** Status 499: the client went away; nothing is written back. */
 export const CLIENT_CLOSED_STATUS = 499;

@@ -7,6 +7,7 @@ import type { Chain } from '../pipeline/pipeline.js';
 import type { Op } from '../pipeline/types.js';
 import type { HttpMiddleware, ProbeOptions, ProbesConfig } from '../probes/probes.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { modelRoutes, type RouteRow } from '../registry/model-routes.js';
 import { requestIdOf, writeJson } from './respond.js';
 import { type RouteHandler, RouteTable } from './route-table.js';
 
@@ -17,8 +18,8 @@ type Request = IncomingMessage & { params?: Record<string, string>; path?: strin
 type Handler = (req: Request, res: ServerResponse) => void;
 
 export interface RouteServer {
-  /** (model, op) → chain, composed at seal. */
-  chain(model: ModelMeta, op: Op): Chain;
+  /** The chain of one route of a model (GET and its HEAD mirror share it), composed at seal. */
+  chain(model: ModelMeta, route: RouteRow): Chain;
   serve(req: Request, res: ServerResponse, model: ModelMeta | null, op: Op, chain: Chain): void;
 }
 
@@ -55,7 +56,7 @@ function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, s
 
 /**
  * The polka application: URI guard, router-level middleware, static files,
- * probes, then one route per (model, method). Built once when the server
+ * probes, then each model's route table. Built once when the server
  * seals; nothing is looked up by scanning models per request.
  */
 export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteServer, probes: ProbeHandlers, mountMore?: (table: RouteTable) => void) {
@@ -129,36 +130,19 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
   return { handler };
 }
 
+/** Mounts the served rows of the model's route table, and 405 on the paths it closes. */
 function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes: RouteServer): void {
-  const base = `${prefix}/${model.table}`;
-  const item = `${base}/:id`;
-  const handle = (op: Op): RouteHandler => {
-    const chain = routes.chain(model, op);
-    return (req, res) => routes.serve(req, res, model, op, chain);
-  };
-  if (model.options.singleton) {
-    table.add('GET', base, handle('read'));
-    table.add('HEAD', base, handle('read'));
-    table.add('PATCH', base, handle('update'));
-    table.add('OPTIONS', base, handle('options'));
-    // A singleton has no id subtree: every method there answers 405.
-    table.add('*', item, (req, res) =>
-      errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${model.table} is a singleton: use GET or PATCH on ${base}`), undefined, { Allow: '' }),
-    );
-    return;
+  const { rows, closed } = modelRoutes(model);
+  for (const row of rows) {
+    if (!row.served) continue;
+    const chain = routes.chain(model, row);
+    const handler: RouteHandler = (req, res) => routes.serve(req, res, model, row.op, chain);
+    table.add(row.method, `${prefix}${row.pattern}`, handler);
   }
-  table.add('GET', base, handle('list'));
-  table.add('HEAD', base, handle('list'));
-  table.add('POST', base, handle('create'));
-  table.add('OPTIONS', base, handle('options'));
-  table.add('GET', item, handle('read'));
-  table.add('HEAD', item, handle('read'));
-  table.add('PATCH', item, handle('update'));
-  table.add('DELETE', item, handle('delete'));
-  table.add('OPTIONS', item, handle('options'));
-  if (model.options.versioned) {
-    table.add('GET', `${item}/history`, handle('history'));
-    table.add('HEAD', `${item}/history`, handle('history'));
+  for (const path of closed) {
+    table.add('*', `${prefix}${path.pattern}`, (req, res) =>
+      errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${model.table} is a singleton: use ${path.instead} on ${prefix}${path.at}`), undefined, { Allow: '' }),
+    );
   }
 }
 

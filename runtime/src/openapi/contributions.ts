@@ -1,17 +1,15 @@
 /**
- * The path contributions of one server: the built-in ones (models, optional
- * model routes, probes, the document itself) and those added before start by
+ * The path contributions of one server: the built-in ones (every model's
+ * route table, probes, the document itself) and those added before start by
  * features that serve routes of their own (custom actions, search, files).
  */
 import { RegistrationClosedError, ConfigError } from '../errors/api-error.js';
 import type { PathContribution } from './builder.js';
 import { modelRoutesContribution } from './model-paths.js';
-import { optionalRoutesContribution } from './optional-paths.js';
 import { documentRouteContribution, probesContribution } from './probe-paths.js';
 
 export const builtInContributions: readonly PathContribution[] = [
   modelRoutesContribution,
-  optionalRoutesContribution,
   probesContribution,
   documentRouteContribution,
 ];

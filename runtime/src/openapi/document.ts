@@ -24,6 +24,16 @@ export function routeKey(prefix: string, method: HttpMethod, path: string): stri
 }
 
 /**
+ * The document path of a route-table pattern: `:param` as `{param}`.
+ *
+ * @example
+ * openApiPath('/posts/:id/history'); // '/posts/{id}/history'
+ */
+export function openApiPath(pattern: string): string {
+  return pattern.replace(/:([^/]+)/g, '{$1}');
+}
+
+/**
  * Builds the document from the registry, the configuration, the hooks and
  * the served routes.
  *

@@ -1,10 +1,10 @@
 /**
- * The optional model routes of the spec: history (versioned models),
- * aggregate and export. They are documented from the model options; the
- * document keeps them only once the server actually mounts them.
+ * The optional model routes of the spec, one documenting function per route
+ * kind: history (versioned models), aggregate and export. The route table
+ * says which models get them; the document keeps them only once the server
+ * actually mounts them.
  */
-import type { ModelMeta } from '../registry/model-meta.js';
-import { type DocumentBuilder, headOf, type PathContribution } from './builder.js';
+import type { RouteDocumenter } from './model-paths.js';
 import { modelPieces } from './model-pieces.js';
 import { schemaNames } from './model-schemas.js';
 import type { Parameter, Ref } from './types.js';
@@ -12,9 +12,8 @@ import { ref } from './types.js';
 
 const queryOnly = (params: (Parameter | Ref)[], names: string[]) => params.filter((p) => '$ref' in p || names.includes(p.name));
 
-function history(doc: DocumentBuilder, model: ModelMeta): void {
-  const path = `/${model.table}/{id}/history`;
-  const get = doc.secured(model.name, 'history', {
+export const historyOperation: RouteDocumenter = (doc, model, row) => ({
+  operation: doc.secured(model.name, row.op, {
     operationId: `history${model.name}`,
     summary: `Changes of a ${model.name}, newest first`,
     description: "Runs the record's read pipeline first: a caller who cannot read the record gets 404.",
@@ -24,18 +23,14 @@ function history(doc: DocumentBuilder, model: ModelMeta): void {
       '200': { description: 'a page of history rows', content: { 'application/json': { schema: ref('schemas', schemaNames(model).historyPage) } } },
       ...doc.errors('400', '404', ...doc.commonStatuses()),
     },
-  });
-  doc.operation('get', path, get);
-  doc.operation('head', path, headOf(get));
-}
+  }),
+});
 
-function aggregate(doc: DocumentBuilder, model: ModelMeta): void {
+export const aggregateOperation: RouteDocumenter = (doc, model, row) => {
   const fields = model.fields.filter((f) => model.roles(f).filterable || model.roles(f).sortable).map((f) => f.name);
   const params = [...modelPieces(model, doc.registry).listParameters];
-  doc.operation(
-    'get',
-    `/${model.table}/aggregate`,
-    doc.secured(model.name, 'list', {
+  return {
+    operation: doc.secured(model.name, row.op, {
       operationId: `aggregate${model.name}`,
       summary: `Aggregate ${model.table}`,
       tags: [model.name],
@@ -57,15 +52,13 @@ function aggregate(doc: DocumentBuilder, model: ModelMeta): void {
         ...doc.errors('400', ...doc.commonStatuses()),
       },
     }),
-  );
-}
+  };
+};
 
-function exportRoute(doc: DocumentBuilder, model: ModelMeta): void {
+export const exportOperation: RouteDocumenter = (doc, model, row) => {
   const params = [...modelPieces(model, doc.registry).listParameters];
-  doc.operation(
-    'get',
-    `/${model.table}/export`,
-    doc.secured(model.name, 'list', {
+  return {
+    operation: doc.secured(model.name, row.op, {
       operationId: `export${model.name}`,
       summary: `Export ${model.table} as CSV or XLSX (at most ${model.options.maxExportRows} rows)`,
       tags: [model.name],
@@ -84,18 +77,5 @@ function exportRoute(doc: DocumentBuilder, model: ModelMeta): void {
         ...doc.errors('400', '413', ...doc.commonStatuses()),
       },
     }),
-  );
-}
-
-/** Built-in contribution: history, aggregate and export routes where enabled. */
-export const optionalRoutesContribution: PathContribution = {
-  name: 'optional model routes',
-  contribute(doc) {
-    for (const model of doc.registry.all()) {
-      if (!model.mounted || model.options.singleton) continue;
-      if (model.options.versioned) history(doc, model);
-      if (model.options.aggregate) aggregate(doc, model);
-      if (model.options.export) exportRoute(doc, model);
-    }
-  },
+  };
 };

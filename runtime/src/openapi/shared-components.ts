@@ -2,7 +2,7 @@
  * Components every document holds: the error envelope, pagination meta, the
  * error responses by status, and the parameters all models share.
  */
-import { errorCatalogue } from '../errors/catalogue.js';
+import { errorCatalogue, type ErrorStatus } from '../errors/catalogue.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../query/types.js';
 import { type Parameter, type Response, ref, type Schema } from './types.js';
 
@@ -65,25 +65,47 @@ export const sharedSchemas: Record<string, Schema> = {
 };
 
 const errorContent = { 'application/json': { schema: ref('schemas', 'Error') } };
-const errorResponse = (description: string): Response => ({ description, content: errorContent });
 
-/** Error responses by status; operations reference the ones they can answer. */
-export const errorResponses: Record<string, { name: string; response: Response }> = {
-  '400': { name: 'BadRequest', response: errorResponse('INVALID_QUERY, INVALID_JSON, EMPTY_BODY or BODY_READ_ERROR: the request is malformed; the message says which part') },
-  '401': { name: 'Unauthorized', response: errorResponse('UNAUTHORIZED: a credential is missing or invalid') },
-  '403': { name: 'Forbidden', response: errorResponse('FORBIDDEN: a role or scope gate refused the caller, or the tenant is undeterminable') },
-  '404': { name: 'NotFound', response: errorResponse('NOT_FOUND: no such record (or not visible to the caller)') },
-  '405': { name: 'MethodNotAllowed', response: errorResponse('METHOD_NOT_ALLOWED: the path exists but not with this method; see Allow') },
-  '409': { name: 'Conflict', response: errorResponse('CONFLICT, FOREIGN_KEY_VIOLATION or DELETE_RESTRICTED: the write conflicts with other records') },
-  '412': { name: 'PreconditionFailed', response: errorResponse('PRECONDITION_FAILED: If-Match does not match the current ETag') },
-  '413': { name: 'PayloadTooLarge', response: errorResponse('BODY_TOO_LARGE: the body is over the limit; nothing was written') },
-  '414': { name: 'UriTooLong', response: errorResponse('URI_TOO_LONG: the request URI is over 8 KiB') },
-  '422': { name: 'ValidationFailed', response: errorResponse('VALIDATION_ERROR (details list each bad field), MISSING_LOCALE or IDEMPOTENCY_KEY_REUSED') },
-  '429': { name: 'RateLimited', response: errorResponse('RATE_LIMITED: too many requests; retry after Retry-After seconds') },
-  '500': { name: 'InternalError', response: errorResponse('DB_ERROR, INTERNAL or PANIC, with a generic message') },
-  '501': { name: 'NotImplemented', response: errorResponse('NO_STORAGE: multipart bodies and file routes need file storage') },
-  '504': { name: 'Timeout', response: errorResponse('TIMEOUT: the request did not finish within QueryTimeout') },
+/** The component name of each error status: a status the catalogue gains without a name here does not compile. */
+const responseNames: Record<ErrorStatus, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  412: 'PreconditionFailed',
+  413: 'PayloadTooLarge',
+  414: 'UriTooLong',
+  415: 'UnsupportedMediaType',
+  422: 'ValidationFailed',
+  429: 'RateLimited',
+  500: 'InternalError',
+  501: 'NotImplemented',
+  504: 'Timeout',
 };
+
+/**
+ * Error responses by status, generated from the error catalogue: each lists
+ * the codes of its status with when they are answered, one paragraph each
+ * (`NOT_FOUND: no such record ...`). Operations reference the ones they can
+ * answer.
+ */
+export const errorResponses: Record<string, { name: string; response: Response }> = groupByStatus();
+
+function groupByStatus(): Record<string, { name: string; response: Response }> {
+  const lines = new Map<ErrorStatus, string[]>();
+  for (const [code, entry] of Object.entries(errorCatalogue)) {
+    const list = lines.get(entry.status) ?? [];
+    list.push(`${code}: ${entry.when}`);
+    lines.set(entry.status, list);
+  }
+  const out: Record<string, { name: string; response: Response }> = {};
+  for (const [status, list] of [...lines].sort(([a], [b]) => a - b)) {
+    out[status] = { name: responseNames[status], response: { description: list.join('\n\n'), content: errorContent } };
+  }
+  return out;
+}
 
 export const sharedParameters: Record<string, Parameter> = {
   id: { name: 'id', in: 'path', required: true, description: 'the record id', schema: { type: 'string' } },

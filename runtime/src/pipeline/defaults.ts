@@ -6,6 +6,7 @@ import type { CursorCodec } from '../query/cursor.js';
 import { keysetFor, nextCursor } from '../query/keyset.js';
 import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { modelRoutes, type RouteRow } from '../registry/model-routes.js';
 import { codecOf, FULL_VIEW, type RecordData, type ResponseView } from '../store/codec.js';
 import type { ModelStore, Page } from '../store/model-store.js';
 import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
@@ -14,7 +15,7 @@ import { historyDefaults } from './history-read.js';
 import { recordWrites } from './record-writes.js';
 import { ObserverError, type WriteObservers } from './write-observers.js';
 import { hookFailure, type StepDefaults } from './pipeline.js';
-import type { Hook, Op } from './types.js';
+import type { Hook } from './types.js';
 import { applyDefaults, stripBody, validateBody } from './validate.js';
 
 export interface DefaultsOptions {
@@ -53,8 +54,15 @@ function deserializeBody(options: DefaultsOptions): Hook {
   };
 }
 
-/** The default step behaviour for one model and operation. */
-export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, options: DefaultsOptions): StepDefaults {
+/**
+ * The default step behaviour of one route of a model, keyed by its route
+ * kind (aggregate and export run as the `list` op for hooks but get steps of
+ * their own); a kind without defaults here is not served yet.
+ *
+ * @example
+ * const defaults = modelDefaults(post, modelRoutes(post).rows[0], store, { bodyLimit, cursors, observers });
+ */
+export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelStore, options: DefaultsOptions): StepDefaults {
   const { project } = codecOf(model, store.dialect.name);
   const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
@@ -72,7 +80,7 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
     else ctx.response = { status, body, etag: true };
   };
 
-  switch (op) {
+  switch (route.kind) {
     case 'list':
       return {
         ...none,
@@ -185,14 +193,16 @@ export function modelDefaults(model: ModelMeta, op: Op, store: ModelStore, optio
       };
     case 'history':
       return historyDefaults(model, store, none);
-    case 'options':
+    case 'options': {
+      const allow = modelRoutes(model).allow(route.pattern);
       return {
         ...none,
         response: async (ctx, next) => {
-          ctx.respond(204, undefined, { Allow: allowedMethods(model, ctx.params.id !== undefined) });
+          ctx.respond(204, undefined, { Allow: allow });
           await next();
         },
       };
+    }
     default:
       return none;
   }
@@ -206,10 +216,4 @@ function singletonScope(ctx: Context, singleton: SingletonRows): ScopeColumn[] {
     ctx.log.error({ requestId: ctx.requestId, model: singleton.model.name, err: (error as Error).message }, 'singleton scope refused');
     throw new ApiError('INTERNAL');
   }
-}
-
-/** The methods a model path answers, for Allow headers. */
-export function allowedMethods(model: ModelMeta, item: boolean): string {
-  if (model.options.singleton) return 'GET, HEAD, PATCH, OPTIONS';
-  return item ? 'GET, HEAD, PATCH, DELETE, OPTIONS' : 'GET, HEAD, POST, OPTIONS';
 }

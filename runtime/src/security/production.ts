@@ -1,4 +1,5 @@
 import { hookMeta, type RegisteredHook } from '../pipeline/hook-meta.js';
+import type { Hook, Op } from '../pipeline/types.js';
 import type { HttpMiddleware } from '../probes/probes.js';
 import type { SecurityDescription } from './describe.js';
 import { middlewareMeta } from './middleware-meta.js';
@@ -7,11 +8,11 @@ export interface ProductionInput {
   security: SecurityDescription;
   entries: readonly RegisteredHook[];
   /** Extra hooks that are not pipeline entries (actions' own auth and hooks). */
-  otherHooks: readonly import('../pipeline/types.js').Hook[];
+  otherHooks: readonly Hook[];
   httpMiddlewares: readonly HttpMiddleware[];
   httpAccessControlled: boolean;
   pathPrefix: string;
-  routeOf(model: string, op: string): string;
+  routeOf(model: string, op: Op): string;
 }
 
 /**

@@ -701,7 +701,19 @@ export interface components {
         };
     };
     responses: {
-        /** @description INVALID_QUERY, INVALID_JSON, EMPTY_BODY or BODY_READ_ERROR: the request is malformed; the message says which part */
+        /**
+         * @description INVALID_QUERY: a malformed filter, sort, group index or other query parameter
+         *
+         *     INVALID_AGGREGATE: an invalid aggregate spec, or a body sent to the aggregate route
+         *
+         *     INVALID_JSON: the body is not a JSON object
+         *
+         *     EMPTY_BODY: the body is empty
+         *
+         *     BODY_READ_ERROR: the body could not be read
+         *
+         *     MULTIPART_ERROR: a multipart body could not be parsed
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -710,7 +722,19 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description DB_ERROR, INTERNAL or PANIC, with a generic message */
+        /**
+         * @description DB_ERROR: any other database error (redacted)
+         *
+         *     INTERNAL: a hook returned an error
+         *
+         *     PANIC: a hook or the framework panicked
+         *
+         *     TX_BEGIN_ERROR: a transaction could not begin
+         *
+         *     TX_COMMIT_ERROR: a transaction could not commit
+         *
+         *     ENCRYPTION_NOT_CONFIGURED: an encrypted field was used without a key provider
+         */
         InternalError: {
             headers: {
                 [name: string]: unknown;
@@ -719,7 +743,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description TIMEOUT: the request did not finish within QueryTimeout */
+        /** @description TIMEOUT: the request did not finish within QueryTimeout (or the database's statement timeout) */
         Timeout: {
             headers: {
                 [name: string]: unknown;
@@ -728,7 +752,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description CONFLICT, FOREIGN_KEY_VIOLATION or DELETE_RESTRICTED: the write conflicts with other records */
+        /**
+         * @description CONFLICT: a unique or similar constraint refused the write (details name table, column and detail), or an idempotent request is still running
+         *
+         *     FOREIGN_KEY_VIOLATION: the write references a record that does not exist
+         *
+         *     DELETE_RESTRICTED: the record still has dependent records and no onDelete action
+         */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -737,7 +767,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description BODY_TOO_LARGE: the body is over the limit; nothing was written */
+        /**
+         * @description BODY_TOO_LARGE: the request body is over the limit; nothing was written
+         *
+         *     FILE_TOO_LARGE: a file is over its max_size
+         *
+         *     EXPORT_TOO_LARGE: the export would exceed the row limit
+         */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -746,7 +782,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description VALIDATION_ERROR (details list each bad field), MISSING_LOCALE or IDEMPOTENCY_KEY_REUSED */
+        /**
+         * @description VALIDATION_ERROR: a directive rule failed; details list each bad field
+         *
+         *     MISSING_LOCALE: a required locale key is absent or empty
+         *
+         *     IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was already used with a different body
+         */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -773,7 +815,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description PRECONDITION_FAILED: If-Match does not match the current ETag */
+        /** @description PRECONDITION_FAILED: If-Match does not match the current ETag; nothing was written */
         PreconditionFailed: {
             headers: {
                 [name: string]: unknown;

@@ -1,0 +1,211 @@
+/**
+ * The one settings table: every server setting (each key of `ServerConfig`)
+ * and every setting of the mfx commands, with its environment variable and
+ * command-line flag if any, how their text is read, its default and a doc
+ * line. `resolveConfig` takes defaults and checks from it, `loadEnv` and
+ * `envToConfig` the variables, the commands their flags and usage text.
+ * Adding a setting (a flag such as `--files DIR`) is one row here.
+ */
+import { ConfigError } from '../errors/api-error.js';
+import type { ServerConfig } from './config.js';
+import type { EnvConfig } from './env.js';
+import { boolean, integer, normalisePrefix, type Reader, text } from './readers.js';
+
+export type Command = 'serve' | 'migrate' | 'openapi';
+
+/** What the mfx commands read besides the server configuration. */
+export interface CommandOptions {
+  manifest: string;
+  dbWriteUrl: string;
+  dbReadUrl?: string;
+  app?: string;
+  docs: boolean;
+  production: boolean;
+}
+
+/** Where a setting is read from the environment. */
+export interface EnvBinding {
+  /** The variable; `<PREFIX>_<name>` under a prefix. */
+  name: string;
+  /** Its field in `loadEnv`'s result, in the variable's own unit. */
+  as: keyof EnvConfig;
+  read: Reader<unknown>;
+  /** The setting's value from the variable's (seconds to milliseconds, say). */
+  toSetting(value: unknown): unknown;
+}
+
+/** Where a setting is read from the command line. */
+export interface FlagBinding {
+  /** `--name VALUE`, `--name=VALUE`, or `--name` alone for a switch. */
+  name: string;
+  /** How usage writes the value (`DIR`); absent for a switch. */
+  placeholder?: string;
+  read?: Reader<unknown>;
+  /** What a switch sets. */
+  switchTo?: unknown;
+}
+
+export interface Setting<T> {
+  /** `server`: a `ServerConfig` key, given to createServer; `command`: read by the mfx commands only. */
+  scope: 'server' | 'command';
+  doc: string;
+  /** The mfx commands that read it: from its flag, and from its variable when they read the environment. */
+  commands?: readonly Command[];
+  /** The value when nothing sets it. */
+  default?: T;
+  /** Checks (and normalises) a value given in code or filled from the default; throws a ConfigError naming the setting. */
+  check?: (value: T, key: string) => T;
+  /** The millisecond field of a duration in ResolvedConfig. */
+  millis?: 'queryTimeoutMs' | 'shutdownTimeoutMs' | 'healthTimeoutMs';
+  env?: EnvBinding;
+  flag?: FlagBinding;
+}
+
+type Rows<Config, Scope> = { [K in keyof Config]-?: Setting<NonNullable<Config[K]>> & { scope: Scope } };
+
+/** Binds an environment variable; the reader's type is checked against the EnvConfig field. */
+function env<A extends keyof EnvConfig, T = NonNullable<EnvConfig[A]>>(
+  name: string,
+  as: A,
+  read: Reader<NonNullable<EnvConfig[A]>>,
+  toSetting: (value: NonNullable<EnvConfig[A]>) => T = (value) => value as unknown as T,
+): EnvBinding {
+  return { name, as, read, toSetting: toSetting as (value: unknown) => unknown };
+}
+
+/** A flag that takes a value. */
+function option<T>(name: string, placeholder: string, read: Reader<T>): FlagBinding {
+  return { name, placeholder, read };
+}
+
+/** A flag without a value. */
+function toggle<T>(name: string, switchTo: T): FlagBinding {
+  return { name, switchTo };
+}
+
+const PORTS = { min: 0, max: 65535 };
+const milliseconds = integer(0, Number.MAX_SAFE_INTEGER);
+const copy = <T>(list: T[]) => [...list];
+
+function checkPort(port: number): number {
+  if (!Number.isInteger(port) || port < PORTS.min || port > PORTS.max) throw new ConfigError(`port must be an integer from ${PORTS.min} to ${PORTS.max}, got ${port}`);
+  return port;
+}
+
+/**
+ * Every setting. Row order is the order of flags in usage text and in
+ * "unknown flag" messages.
+ */
+export const settings = {
+  manifest: {
+    scope: 'command',
+    doc: 'the manifest directory written by mfx build',
+    default: '.mfx',
+    commands: ['serve', 'migrate', 'openapi'],
+    flag: option('manifest', 'DIR', text),
+  },
+  dbWriteUrl: {
+    scope: 'command',
+    doc: 'database URL: sqlite::memory:, sqlite:PATH or postgres://USER@HOST:PORT/DB',
+    default: 'sqlite:./mfx.db',
+    commands: ['serve', 'migrate'],
+    env: env('DB_WRITE_URL', 'dbWriteUrl', text),
+    flag: option('db', 'URL', text),
+  },
+  dbReadUrl: {
+    scope: 'command',
+    doc: 'PostgreSQL URL that reads outside transactions go to (a replica)',
+    commands: ['serve'],
+    env: env('DB_READ_URL', 'dbReadUrl', text),
+  },
+  port: {
+    scope: 'server',
+    doc: 'listen port; 0 picks a free one',
+    default: 8080,
+    check: checkPort,
+    commands: ['serve'],
+    env: env('PORT', 'port', integer(PORTS.min, PORTS.max)),
+    flag: option('port', 'N', integer(PORTS.min, PORTS.max)),
+  },
+  pathPrefix: {
+    scope: 'server',
+    doc: 'prefix of every route',
+    default: '/api',
+    check: normalisePrefix,
+    commands: ['serve', 'openapi'],
+    flag: option('prefix', '/api', text),
+  },
+  app: {
+    scope: 'command',
+    doc: 'a module whose default export (app) => void registers hooks, actions and options before start',
+    commands: ['serve', 'openapi'],
+    flag: option('app', 'FILE.ts', text),
+  },
+  docs: {
+    scope: 'command',
+    doc: 'publish GET {prefix}/openapi.json without auth (--no-docs: mount no spec route)',
+    default: true,
+    commands: ['serve'],
+    flag: toggle('no-docs', false),
+  },
+  production: {
+    scope: 'command',
+    doc: 'refuse to start while a route has neither an authenticator nor a public declaration',
+    default: false,
+    commands: ['serve'],
+    flag: toggle('production', true),
+  },
+  host: { scope: 'server', doc: 'listen host (default all interfaces)' },
+  documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks); unset mounts no spec route' },
+  serviceName: {
+    scope: 'server',
+    doc: 'adds `service` to log lines and an X-Service-Name response header',
+    commands: ['serve'],
+    env: env('SERVICE_NAME', 'serviceName', text),
+  },
+  db: { scope: 'server', doc: 'the database adapter; required before start (or app.setDB)' },
+  disableAutoMigrate: { scope: 'server', doc: 'skip the migration on start', default: false },
+  queryTimeout: {
+    scope: 'server',
+    doc: 'per-request deadline inherited by every database call; 0 is unlimited',
+    default: 0,
+    millis: 'queryTimeoutMs',
+    commands: ['serve'],
+    env: env('QUERY_TIMEOUT_MS', 'queryTimeoutMs', milliseconds),
+  },
+  queryLimits: { scope: 'server', doc: 'caps on query complexity (filters, sorts, includes, ...)' },
+  httpAccessControlled: { scope: 'server', doc: 'asserts that global HTTP middleware protects every route (checked by validateProduction)', default: false },
+  httpMiddlewares: { scope: 'server', doc: 'router-level middleware that runs before routing and Auth', default: [], check: copy },
+  shutdownTimeout: {
+    scope: 'server',
+    doc: 'graceful shutdown budget',
+    default: 30_000,
+    millis: 'shutdownTimeoutMs',
+    commands: ['serve'],
+    env: env('SHUTDOWN_TIMEOUT_S', 'shutdownTimeoutS', milliseconds, (seconds) => seconds * 1000),
+  },
+  logger: { scope: 'server', doc: 'where log lines go (default JSON lines on stdout)' },
+  panicLogger: { scope: 'server', doc: 'where panics are logged (default the logger)' },
+  trace: { scope: 'server', doc: 'pipeline trace flags: enabled, steps, timings, aborts, bodies, skips' },
+  healthCheckDB: {
+    scope: 'server',
+    doc: 'makes /health ping the database',
+    default: false,
+    commands: ['serve'],
+    env: env('HEALTH_CHECK_DB', 'healthCheckDB', boolean),
+  },
+  readinessChecks: { scope: 'server', doc: 'extra readiness dependencies {name, check}', default: [], check: copy },
+  healthTimeout: { scope: 'server', doc: 'shared budget for dependency checks', default: 3_000, millis: 'healthTimeoutMs' },
+  probes: { scope: 'server', doc: 'probe middleware, per-probe middleware and disabling, publishReadinessChecks', default: {} },
+  trustProxyHeaders: { scope: 'server', doc: 'take the client address from X-Forwarded-For', default: false },
+  staticDir: { scope: 'server', doc: 'static files served outside the path prefix' },
+  bodyLimit: { scope: 'server', doc: 'JSON body limit in bytes', default: 4 * 1024 * 1024 },
+  cursorSecret: { scope: 'server', doc: 'secret that signs keyset cursors (default random per process)' },
+  handleSignals: { scope: 'server', doc: 'stop gracefully on SIGTERM and SIGINT', default: true },
+} satisfies Rows<ServerConfig, 'server'> & Rows<CommandOptions, 'command'>;
+
+export type SettingKey = keyof typeof settings;
+
+/** The rows in table order, with their keys. */
+export const settingRows = Object.entries(settings) as [SettingKey, Setting<unknown>][];
+

@@ -1,0 +1,117 @@
+// The settings table: one row per setting drives its default, its
+// environment variable, its command-line flag and the help text, and can
+// never drift from the ServerConfig interface.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import ts from 'typescript';
+import { createServer, envToConfig, loadEnv } from '@mfx/runtime';
+import { readCommandLine, usage } from '../../runtime/src/cli/args.js';
+import { settingRows, settings } from '../../runtime/src/config/settings.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const mfx = join(root, 'bin/mfx.mjs');
+
+/** The property names of an interface, read from its source file. */
+function interfaceKeys(file: string, name: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.ES2022);
+  const declaration = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  assert.ok(declaration, `${name} in ${file}`);
+  return declaration.members.map((m) => (m.name as ts.Identifier).text);
+}
+
+describe('the settings table', () => {
+  it('has exactly one server row per ServerConfig key, and one command row per CommandOptions key', () => {
+    const server = settingRows.filter(([, s]) => s.scope === 'server').map(([key]) => key);
+    const command = settingRows.filter(([, s]) => s.scope === 'command').map(([key]) => key);
+    assert.deepEqual([...server].sort(), interfaceKeys('runtime/src/config/config.ts', 'ServerConfig').sort());
+    assert.deepEqual([...command].sort(), interfaceKeys('runtime/src/config/settings.ts', 'CommandOptions').sort());
+  });
+
+  it('binds exactly the variables the spec allows, each to one EnvConfig field', () => {
+    const bound = settingRows.flatMap(([, s]) => (s.env ? [s.env] : []));
+    assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S']);
+    assert.deepEqual(bound.map((b) => b.as).sort(), interfaceKeys('runtime/src/config/env.ts', 'EnvConfig').sort());
+  });
+
+  it('gives every row a doc line, and every flag a command that reads it', () => {
+    for (const [key, setting] of settingRows) {
+      assert.ok(setting.doc.length > 10, key);
+      if (setting.flag || (setting.env && setting.scope === 'command')) assert.ok(setting.commands?.length, `${key} is read by no command`);
+    }
+  });
+});
+
+describe('one row drives default, environment and flag', () => {
+  it('port: default 8080, PORT under --port', () => {
+    assert.equal(settings.port.default, 8080);
+    assert.equal(createServer({ handleSignals: false }).config.port, 8080);
+    assert.deepEqual(envToConfig(loadEnv('', { PORT: '9090' })), { port: 9090 });
+    assert.equal(readCommandLine('serve', [], {}).server.port, undefined, 'unset: resolveConfig fills the default');
+    assert.equal(readCommandLine('serve', [], { PORT: '9090' }).server.port, 9090);
+    assert.equal(readCommandLine('serve', ['--port', '7070'], { PORT: '9090' }).server.port, 7070);
+    assert.equal(readCommandLine('serve', ['--port=0'], { PORT: '9090' }).server.port, 0);
+  });
+
+  it('the database URL: default sqlite:./mfx.db, DB_WRITE_URL under --db, for serve and migrate', () => {
+    for (const command of ['serve', 'migrate'] as const) {
+      assert.equal(readCommandLine(command, [], {}).options.dbWriteUrl, 'sqlite:./mfx.db');
+      assert.equal(readCommandLine(command, [], { DB_WRITE_URL: 'sqlite::memory:' }).options.dbWriteUrl, 'sqlite::memory:');
+      assert.equal(readCommandLine(command, ['--db', 'sqlite:./flag.db'], { DB_WRITE_URL: 'sqlite::memory:' }).options.dbWriteUrl, 'sqlite:./flag.db');
+    }
+    assert.equal(readCommandLine('serve', [], { DB_READ_URL: 'postgres://r@h/db' }).options.dbReadUrl, 'postgres://r@h/db');
+  });
+
+  it('durations in the variable\'s unit become the setting\'s: SHUTDOWN_TIMEOUT_S seconds, QUERY_TIMEOUT_MS milliseconds', () => {
+    const { server } = readCommandLine('serve', [], { SHUTDOWN_TIMEOUT_S: '10', QUERY_TIMEOUT_MS: '1500', SERVICE_NAME: 'blog', HEALTH_CHECK_DB: 'yes' });
+    assert.deepEqual(server, { shutdownTimeout: 10_000, queryTimeout: 1500, serviceName: 'blog', healthCheckDB: true });
+    const app = createServer({ ...server, handleSignals: false });
+    assert.equal(app.config.shutdownTimeoutMs, 10_000);
+    assert.equal(app.config.queryTimeoutMs, 1500);
+  });
+
+  it('switches and command defaults: --no-docs, --production', () => {
+    assert.deepEqual(readCommandLine('serve', [], {}).options, { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false });
+    const flagged = readCommandLine('serve', ['--no-docs', '--production', '--manifest', 'out', '--app=app.ts', '--prefix', '/v1'], {});
+    assert.deepEqual(flagged.options, { manifest: 'out', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: 'app.ts', docs: false, production: true });
+    assert.deepEqual(flagged.server, { pathPrefix: '/v1' });
+  });
+
+  it('reads only the settings of the command: openapi ignores the environment, migrate takes no --port', () => {
+    assert.deepEqual(readCommandLine('openapi', ['--prefix', '/v2'], { PORT: 'eighty', SERVICE_NAME: 'x' }).server, { pathPrefix: '/v2' });
+    assert.deepEqual(readCommandLine('migrate', [], { PORT: '9090' }).server, {});
+  });
+
+  it('refuses unknown flags naming the known ones, and bad values naming the flag or variable', () => {
+    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db)' });
+    assert.throws(() => readCommandLine('serve', ['--port', 'eighty'], {}), { message: 'mfx serve: flag --port="eighty" must be a whole number from 0 to 65535' });
+    assert.throws(() => readCommandLine('serve', ['--port'], {}), { message: 'mfx serve: --port needs a value (N)' });
+    assert.throws(() => readCommandLine('serve', ['--no-docs=1'], {}), { message: 'mfx serve: --no-docs takes no value' });
+    assert.throws(() => readCommandLine('serve', [], { PORT: '70000' }), { message: 'mfx: environment variable PORT="70000" must be a whole number from 0 to 65535' });
+  });
+
+  it('writes the help text from the rows: every flag and variable with its doc line', () => {
+    const text = usage('serve');
+    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\]\n/);
+    assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
+    assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);
+    assert.doesNotMatch(usage('openapi'), /environment|PORT/);
+    assert.doesNotMatch(usage('migrate'), /SERVICE_NAME/);
+  });
+});
+
+describe('the mfx commands read the table', () => {
+  it('--help prints the command\'s usage and exits 0', () => {
+    const run = spawnSync(process.execPath, [mfx, 'migrate', '--help'], { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, usage('migrate'));
+  });
+
+  it('a flag the command does not read is refused in one line naming the known ones', () => {
+    const run = spawnSync(process.execPath, [mfx, 'migrate', '--port', '1'], { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db)\n');
+  });
+});
