@@ -1,11 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
 import type { Logger } from '../log/logger.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { Identity, Op, Step } from './types.js';
 
-export interface PendingResponse {
+/**
+ * The response the chain produced, written after it: JSON (the default, and
+ * what `ctx.respond` sets), a stream of bytes, or an HTML page. Every kind has
+ * a `status` and optional `headers`, so hooks that only look at those work
+ * for all three; `body` is only ever set on JSON.
+ */
+export type PendingResponse = JsonResponse | StreamResponse | HtmlResponse;
+
+export interface JsonResponse {
+  /** Absent on JSON responses written before the other kinds existed. */
+  kind?: 'json';
   status: number;
   /** JSON-serialisable body; undefined sends no body. */
   body?: unknown;
@@ -16,6 +27,41 @@ export interface PendingResponse {
    */
   etag?: boolean;
 }
+
+/** Bytes to pipe to the client: a Node Readable, or any async iterable of Buffer / Uint8Array / string chunks. */
+export type ResponseSource = Readable | AsyncIterable<Buffer | Uint8Array | string>;
+
+/**
+ * A streamed body (downloads, exports). Piped with backpressure; sent with
+ * Content-Length when `length` is known, chunked otherwise. Nothing is read
+ * from the source for HEAD or once the client has left (it is destroyed); a
+ * source that fails before its first chunk answers the usual error envelope,
+ * one that fails later cuts the response.
+ */
+export interface StreamResponse {
+  kind: 'stream';
+  status: number;
+  source: ResponseSource;
+  /** Content-Type, e.g. `text/csv; charset=utf-8`. */
+  contentType: string;
+  /** The exact byte length, when known; a source that sends more or less is cut off. */
+  length?: number;
+  /** Extra headers, such as Content-Disposition. */
+  headers?: Record<string, string>;
+  body?: undefined;
+}
+
+/** An HTML page, sent as `text/html; charset=utf-8`. */
+export interface HtmlResponse {
+  kind: 'html';
+  status: number;
+  html: string;
+  headers?: Record<string, string>;
+  body?: undefined;
+}
+
+/** What `ctx.respondStream` takes besides the status. */
+export type StreamInit = Omit<StreamResponse, 'kind' | 'status' | 'body'>;
 
 /**
  * An equality a scope hook (tenancy, force filter) adds to every read and write of the request.
@@ -74,6 +120,8 @@ export class Context {
 
   /** Callbacks to run after the active transaction commits. */
   afterCommitCallbacks: Callback[] | null = null;
+  /** Callbacks to run after the response is written (`afterResponse`); null until one is added. */
+  afterResponseCallbacks: Callback[] | null = null;
   /** Cancellation handed to the database layer; allocates nothing until used. */
   readonly cancel = new RequestCancel();
   private search: URLSearchParams | null = null;
@@ -112,6 +160,39 @@ export class Context {
   /** Sets the response. Return without calling next() to end the chain here. */
   respond(status: number, body?: unknown, headers?: Record<string, string>): void {
     this.response = { status, body, headers };
+  }
+
+  /**
+   * Sets a streamed response: `source` is piped to the client after the chain.
+   *
+   * @example
+   * ctx.respondStream(200, { source: createReadStream(path), contentType: 'application/pdf', length: size, headers: { 'Content-Disposition': 'attachment; filename="a.pdf"' } });
+   */
+  respondStream(status: number, init: StreamInit): void {
+    this.response = { kind: 'stream', status, ...init };
+  }
+
+  /**
+   * Sets an HTML response (`text/html; charset=utf-8`).
+   *
+   * @example
+   * ctx.respondHtml(200, '<!doctype html><title>Admin</title>');
+   */
+  respondHtml(status: number, html: string, headers?: Record<string, string>): void {
+    this.response = { kind: 'html', status, html, headers };
+  }
+
+  /**
+   * Runs `fn` once the response has been written, whatever happened (success,
+   * error, a cut stream, a client that left): per-request cleanup such as
+   * closing multipart file readers and removing their temporary directory.
+   * Failures are logged.
+   *
+   * @example
+   * ctx.afterResponse(() => rm(tempDir, { recursive: true, force: true }));
+   */
+  afterResponse(fn: Callback): void {
+    (this.afterResponseCallbacks ??= []).push(fn);
   }
 
   /**
@@ -169,10 +250,11 @@ export class RequestCancel implements CancelSignal {
   }
 }
 
-export async function runCallback(fn: Callback, log: Logger): Promise<void> {
+/** Runs a deferred callback (after commit, after the response); what it throws is logged, never raised. */
+export async function runCallback(fn: Callback, log: Logger, failure = 'after-commit callback failed'): Promise<void> {
   try {
     await fn();
   } catch (error) {
-    log.error({ err: String((error as Error)?.stack ?? error) }, 'after-commit callback failed');
+    log.error({ err: String((error as Error)?.stack ?? error) }, failure);
   }
 }
