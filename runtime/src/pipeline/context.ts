@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
+import type { UploadedFile } from '../http/multipart.js';
 import type { Logger } from '../log/logger.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -84,6 +85,8 @@ export interface ScopeFilter {
 
 type Callback = () => unknown;
 
+const NO_FILES: readonly UploadedFile[] = Object.freeze([]);
+
 /**
  * Everything a hook sees about one request. Created once per request and
  * passed down the chain; hooks read and change it.
@@ -95,8 +98,10 @@ export class Context {
   query: ListQuery | null = null;
   /** The raw request body (Deserialize step), null when none was read. */
   rawBody: Buffer | null = null;
-  /** The parsed JSON body, keyed by JSON field name (create and update). */
+  /** The parsed JSON body, keyed by JSON field name (create and update); the form fields of a multipart body. */
   body: Record<string, unknown> | null = null;
+  /** The file parts of a multipart body (Deserialize step, through the registered parser); empty otherwise. */
+  files: readonly UploadedFile[] = NO_FILES;
   /** The caller, set by an authenticator hook; null means anonymous. */
   identity: Identity | null = null;
   /** Where SQL runs: the adapter, or the active transaction. */
