@@ -77,7 +77,8 @@ export class TransactionIterations {
  * @example
  * yield* rowsOf(() => connection.all(sql, params));
  */
-export async function* rowsOf(read: () => Promise<Row[]>, options?: QueryOptions): AsyncGenerator<Row> {
+export async function* rowsOf(read: () => Promise<Row[]>, options?: IterateOptions): AsyncGenerator<Row> {
+  batchSizeOf(options);
   throwIfAborted(options?.signal);
   const rows = await read();
   for (let i = 0; i < rows.length; i++) {

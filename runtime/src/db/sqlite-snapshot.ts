@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { type QueryOptions, type Row, throwIfAborted } from './adapter.js';
+import { type Row, throwIfAborted } from './adapter.js';
+import { batchSizeOf, type IterateOptions } from './iterate.js';
 
 /** Idle snapshot connections kept for the next iteration. */
 const KEEP_IDLE = 2;
@@ -35,7 +36,8 @@ export class SnapshotReaders {
    * @example
    * for await (const row of readers.rows('SELECT id FROM posts', [], { signal })) send(row);
    */
-  async *rows(sql: string, values: unknown[], options?: QueryOptions): AsyncGenerator<Row> {
+  async *rows(sql: string, values: unknown[], options?: IterateOptions): AsyncGenerator<Row> {
+    batchSizeOf(options); // checked on every backend; rows are stepped one by one here
     const signal = options?.signal;
     throwIfAborted(signal);
     if (this.closed) throw new Error('mfx: the database is closed');
