@@ -83,6 +83,20 @@ function drained(res: ServerResponse, stopped: Promise<typeof STOPPED>): Promise
   return Promise.race([drain, stopped]).finally(() => res.off('drain', onDrain));
 }
 
+/**
+ * Ends the connection without finishing the body: the bytes written so far
+ * still reach the client (they may sit corked in the socket), then the socket
+ * closes, so a chunked body lacks its last chunk and a sized one its tail.
+ */
+function cut(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket || socket.destroyed) {
+    res.destroy();
+    return;
+  }
+  socket.end(() => socket.destroy());
+}
+
 /** Resolves once the last byte has left (`finish`) or the connection is gone (`close`). */
 function settled(res: ServerResponse): Promise<void> {
   if (res.writableFinished || res.destroyed) return Promise.resolve();
@@ -144,7 +158,7 @@ export async function pipeSource(req: IncomingMessage, res: ServerResponse, sour
     return { kind: 'sent' };
   } catch (error) {
     if (!started) return { kind: 'failed', error };
-    res.destroy();
+    cut(res);
     return { kind: 'cut', error };
   } finally {
     stop.dispose();
