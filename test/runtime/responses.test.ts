@@ -145,8 +145,8 @@ function bodyOf(res: IncomingMessage): Promise<string> {
   });
 }
 
-const accessLine = (server: TestServer, path: string) =>
-  server.logLine((line) => line.message === 'request' && line.fields.path === `/api${path}` || line.message === 'request' && line.fields.path === path);
+/** The access log line of the request to `path` (under the prefix). */
+const accessLine = (server: TestServer, path: string) => server.logLine((line) => line.message === 'request' && String(line.fields.path).endsWith(path));
 
 for (const backend of await backends()) {
   describe(`response kinds on ${backend.name}`, { skip: backend.skip }, () => {
