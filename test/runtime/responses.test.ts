@@ -94,6 +94,19 @@ function declare(app: App): void {
       ctx.respondStream(200, { source: names(), contentType: 'text/plain' });
     });
   });
+  stream('/dl/abort-early', (ctx) => {
+    watched.abortEarly = watchedSource(['never sent']);
+    ctx.respondStream(200, { source: watched.abortEarly.source, contentType: 'text/plain' });
+    ctx.abort('the hook gave up');
+  });
+  stream('/dl/abort-late', (ctx) => {
+    async function* parts() {
+      yield 'a,';
+      ctx.abort('the source gave up');
+      yield 'b';
+    }
+    ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
+  });
   stream('/dl/unwritten', (ctx) => {
     watched.unwritten = watchedSource(['never sent'], { thenWait: true });
     ctx.respondStream(200, { source: watched.unwritten.source, contentType: 'text/plain' });
@@ -237,6 +250,17 @@ for (const backend of await backends()) {
       assert.ok(logged);
     });
 
+    it('a request cancelled by a hook: 504 before the first byte, a cut body after it', async () => {
+      const early = await server.request('GET', '/dl/abort-early');
+      assert.equal(early.status, 504);
+      assert.equal(early.body.error.code, 'TIMEOUT');
+      await watched.abortEarly.released;
+      assert.equal(watched.abortEarly.reads(), 0);
+      const late = await open(`${server.url}/dl/abort-late`);
+      assert.equal(late.statusCode, 200);
+      await assert.rejects(bodyOf(late), /cut after "a,"/);
+    });
+
     it('releases the source of a stream response that is never written (a later hook failed)', async () => {
       const res = await server.request('GET', '/dl/unwritten');
       assert.equal(res.status, 409);
@@ -310,6 +334,8 @@ for (const backend of await backends()) {
 
   describe(`stream deadline on ${backend.name}`, { skip: backend.skip }, () => {
     let server: TestServer;
+    let go: () => void = () => {};
+    let abortedWhileStreaming: boolean | null = null;
     before(async () => {
       server = await startServer(backend, {
         config: { queryTimeout: 50 },
@@ -328,6 +354,23 @@ for (const backend of await backends()) {
               ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
             },
           });
+          app.action({
+            method: 'GET',
+            path: '/dl/long',
+            public: true,
+            response: TEXT,
+            handler(ctx) {
+              const resumed = new Promise<void>((resolve) => (go = resolve));
+              async function* parts() {
+                yield 'first,';
+                // Paused past the deadline: the test resumes it once another request's deadline has passed.
+                await resumed;
+                abortedWhileStreaming = ctx.signal.aborted;
+                yield 'second';
+              }
+              ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
+            },
+          });
         },
       });
     });
@@ -338,6 +381,17 @@ for (const backend of await backends()) {
       assert.equal(res.status, 504);
       assert.equal(res.body.error.code, 'TIMEOUT');
       assert.equal((await accessLine(server, '/dl/stalled')).fields.status, 504);
+    });
+
+    it('lets a stream whose first byte came in time run past the deadline', async () => {
+      const res = await open(`${server.url}/dl/long`);
+      assert.equal(res.statusCode, 200);
+      const body = bodyOf(res);
+      // A request started after it has hit its own deadline, so this one's has passed too.
+      assert.equal((await server.request('GET', '/dl/stalled')).status, 504);
+      go();
+      assert.equal(await body, 'first,second');
+      assert.equal(abortedWhileStreaming, false);
     });
   });
 }

@@ -84,7 +84,14 @@ async function writeStream(ctx: Context, response: StreamResponse, headers: Reco
   if (ctx.res.headersSent || ctx.res.writableEnded) return response.status;
   headers['Content-Type'] = response.contentType;
   const outcome = await pipeSource(ctx.req, ctx.res, response.source, { status: response.status, headers, length: response.length }, ctx.cancel);
-  if (outcome.kind === 'sent' || outcome.kind === 'stopped') return response.status;
+  if (outcome.kind === 'sent') return response.status;
+  if (outcome.kind === 'stopped') {
+    // Cancelled before the first byte with nothing answered yet (a hook's ctx.abort): a cancelled request is a 504.
+    if (ctx.res.headersSent || ctx.res.destroyed) return response.status;
+    const timeout = new ApiError('TIMEOUT');
+    sendError(ctx, timeout, defaults);
+    return timeout.status;
+  }
   const err = outcome.error instanceof Error ? (outcome.error.stack ?? outcome.error.message) : String(outcome.error);
   if (outcome.kind === 'cut') {
     ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err }, 'response stream failed after the headers were sent; the response was cut');

@@ -6,7 +6,10 @@ import type { ResponseSource } from '../pipeline/context.js';
 export type StreamOutcome =
   /** Every byte was handed to the socket (or headers only, for HEAD). */
   | { kind: 'sent' }
-  /** The request was cancelled (client gone, or the deadline answered first): nothing more was written. */
+  /**
+   * The request was cancelled (client gone, the deadline answered first, a
+   * hook called ctx.abort): nothing more was written; a body under way was cut.
+   */
   | { kind: 'stopped' }
   /** The source failed before its first byte: nothing was written, the caller answers an error. */
   | { kind: 'failed'; error: unknown }
@@ -127,6 +130,10 @@ export async function pipeSource(req: IncomingMessage, res: ServerResponse, sour
   const chunks = chunksOf(source);
   const { length } = head;
   if (length !== undefined) head.headers['Content-Length'] = length;
+  if (cancel.aborted) {
+    chunks.release();
+    return { kind: 'stopped' };
+  }
   if (req.method === 'HEAD') {
     chunks.release();
     res.writeHead(head.status, head.headers);
@@ -136,10 +143,14 @@ export async function pipeSource(req: IncomingMessage, res: ServerResponse, sour
   const stop = whenStopped(cancel);
   let started = false;
   let sent = 0;
+  const stopped = (): StreamOutcome => {
+    if (started) cut(res);
+    return { kind: 'stopped' };
+  };
   try {
     for (;;) {
       const step = await Promise.race([chunks.next(), stop.promise]);
-      if (step === STOPPED || cancel.aborted) return { kind: 'stopped' };
+      if (step === STOPPED || cancel.aborted) return stopped();
       if (step.done) break;
       const size = byteLengthOf(step.value);
       if (size === 0) continue;
@@ -149,7 +160,7 @@ export async function pipeSource(req: IncomingMessage, res: ServerResponse, sour
         started = true;
       }
       sent += size;
-      if (!res.write(step.value as Uint8Array | string) && (await drained(res, stop.promise)) === STOPPED) return { kind: 'stopped' };
+      if (!res.write(step.value as Uint8Array | string) && (await drained(res, stop.promise)) === STOPPED) return stopped();
     }
     if (length !== undefined && sent !== length) throw new Error(`the response stream ended after ${sent} of the announced ${length} bytes`);
     if (!started) res.writeHead(head.status, head.headers);
