@@ -4,6 +4,7 @@ import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type DispatchDeps, dispatch } from './http/dispatch.js';
+import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
@@ -72,6 +73,7 @@ export class App {
   private readonly closers: Array<() => Promise<void> | void> = [];
   private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
+  private multipart: MultipartHandoff | null = null;
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -184,6 +186,26 @@ export class App {
   observeWrites(observer: WriteObserver, scope: { models?: string[] } = {}): this {
     if (this.sealed) throw new RegistrationClosedError(`the write observer ${observer?.name ?? ''}`);
     this.observers.add(observer, scope.models);
+    return this;
+  }
+
+  /**
+   * Registers the parser of `multipart/form-data` create and update bodies
+   * (file storage plugs busboy in here). It reads `ctx.req` within the limits,
+   * returns the form fields (`ctx.body`) and file parts (`ctx.files`), and
+   * registers its cleanup with `ctx.afterResponse`. Without one, multipart
+   * bodies answer 501 NO_STORAGE. One parser per app, before start.
+   *
+   * @example
+   * app.multipartParser(async (ctx, limits) => parseWithBusboy(ctx, limits), { maxBytes: 8 * 1024 * 1024 });
+   */
+  multipartParser(parse: MultipartParser, options: { maxBytes?: number } = {}): this {
+    if (this.sealed) throw new RegistrationClosedError('a multipart parser');
+    if (typeof parse !== 'function') throw new ConfigError('the multipart parser must be a function (ctx, limits) => Promise<{ fields, files }>');
+    if (this.multipart) throw new ConfigError('a multipart parser is already registered; an app has one');
+    const maxBytes = options.maxBytes ?? DEFAULT_MULTIPART_LIMIT;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new ConfigError(`multipart maxBytes must be a positive whole number of bytes, got ${String(maxBytes)}`);
+    this.multipart = { parse, limits: { maxBytes } };
     return this;
   }
 
@@ -349,6 +371,7 @@ export class App {
         bodyLimit: this.config.bodyLimit,
         cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
         observers: this.observers,
+        multipart: this.multipart,
       });
       chain = this.pipeline.build(model.name, route.op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);

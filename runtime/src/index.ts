@@ -13,7 +13,17 @@ export { type ModelOverrides, Registry, defaultQueryLimits } from './registry/re
 export type { ModelMeta } from './registry/model-meta.js';
 
 // Pipeline
-export { Context, type PendingResponse, type ScopeFilter } from './pipeline/context.js';
+export {
+  Context,
+  type HtmlResponse,
+  type JsonResponse,
+  type PendingResponse,
+  type ResponseSource,
+  type ScopeFilter,
+  type StreamInit,
+  type StreamResponse,
+} from './pipeline/context.js';
+export type { MultipartBody, MultipartLimits, MultipartParser, UploadedFile } from './http/multipart.js';
 export type { CascadeCause, WriteCaller, WriteChange, WriteObserver, WriteOp } from './pipeline/write-observers.js';
 export { type Diff, diffOf, snapshotOf } from './store/diff.js';
 export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView } from './store/codec.js';
@@ -49,7 +59,7 @@ export { ApiError, ConfigError, RegistrationClosedError, type ValidationDetail }
 export { type ErrorCode, errorCatalogue } from './errors/catalogue.js';
 
 // Database
-export { type Adapter, type Executor, NestedTransactionError, type Row } from './db/adapter.js';
+export { type Adapter, type Executor, type IterateOptions, NestedTransactionError, type Row } from './db/adapter.js';
 export { openSqlite, type SqliteOptions } from './db/sqlite.js';
 export { openPostgres, type PostgresOptions } from './db/postgres.js';
 export { type MigrationReport, migrate } from './migrate/migrate.js';

@@ -1,12 +1,15 @@
 // The database matrix: every end-to-end suite runs on SQLite and on PostgreSQL.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { type Adapter, openPostgres, openSqlite, type Registry } from '@mfx/runtime';
 
 export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface Backend {
-  name: 'sqlite' | 'postgres';
+  name: 'sqlite' | 'sqlite-file' | 'postgres';
   /** A reason to skip, when the backend is unreachable outside CI. */
   skip: string | false;
   /** Opens a fresh, empty database for one server; `drop` removes it. */
@@ -54,6 +57,21 @@ const sqliteBackend: Backend = {
   skip: false,
   async open(registry) {
     return { adapter: openSqlite(':memory:', registry), drop: async () => {}, url: 'sqlite::memory:' };
+  },
+};
+
+/**
+ * SQLite on a file in a temporary directory: WAL, a reader connection beside
+ * the writer. For suites whose behaviour differs from `:memory:` (which has
+ * only the one connection); not part of `backends()`.
+ */
+export const sqliteFileBackend: Backend = {
+  name: 'sqlite-file',
+  skip: false,
+  async open(registry) {
+    const dir = await mkdtemp(join(tmpdir(), 'mfx-test-'));
+    const path = join(dir, 'test.db');
+    return { adapter: openSqlite(path, registry), drop: () => rm(dir, { recursive: true, force: true }), url: `sqlite:${path}` };
   },
 };
 

@@ -54,8 +54,13 @@ export class ResponseValidator {
     return validate;
   }
 
-  /** A problem description, or null when the response matches the document. */
-  check(method: string, pathAndQuery: string, status: number, text: string): string | null {
+  /**
+   * A problem description, or null when the response matches the document.
+   * `contentType` (the response header) must be one the document lists;
+   * JSON bodies are validated against its schema, other media types (streams,
+   * pages) only by their type.
+   */
+  check(method: string, pathAndQuery: string, status: number, text: string, contentType?: string | null): string | null {
     const [path, query = ''] = pathAndQuery.split('?');
     const verb = method.toLowerCase();
     const template = this.template(path);
@@ -82,7 +87,15 @@ export class ResponseValidator {
     if (verb === 'head' || !response?.content) {
       return text === '' ? null : `${method} ${template!.path} ${status} has a body but the document says it has none`;
     }
-    if (!schema) return null; // a non-JSON content type (export files)
+    const mediaType = contentType?.split(';')[0].trim().toLowerCase();
+    if (mediaType && mediaType !== 'application/json') {
+      const listed = Object.keys(response.content);
+      return listed.includes(mediaType) ? null : `${method} ${template!.path} ${status} answered ${mediaType}, which the document does not list (documented: ${listed.join(', ')})`;
+    }
+    if (!schema) {
+      // A non-JSON content type (export files, streamed actions): JSON answered there is a mismatch.
+      return mediaType === 'application/json' ? `${method} ${template!.path} ${status} answered JSON, which the document does not list (documented: ${Object.keys(response.content).join(', ')})` : null;
+    }
     const relaxRequired = new URLSearchParams(query).has('select');
     return this.checkBody(`${responsePointer}/content/${pointer('application/json')}/schema`, status, text, relaxRequired, `${method} ${template!.path}`);
   }

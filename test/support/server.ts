@@ -10,11 +10,29 @@ export interface LogLine {
   message?: string;
 }
 
-/** A logger that keeps every line, for assertions on logs. */
-export function memoryLogger(): Logger & { lines: LogLine[] } {
+/** A logger that keeps every line, for assertions on logs; `next` waits for a line (an event, not a poll). */
+export function memoryLogger(): Logger & { lines: LogLine[]; next(match: (line: LogLine) => boolean): Promise<LogLine> } {
   const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (fields: object, message?: string) => lines.push({ level, fields: fields as Record<string, unknown>, message });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  const waiting: Array<{ match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
+  const at = (level: LogLine['level']) => (fields: object, message?: string) => {
+    const line = { level, fields: fields as Record<string, unknown>, message };
+    lines.push(line);
+    for (const waiter of waiting.filter((w) => w.match(line))) {
+      waiting.splice(waiting.indexOf(waiter), 1);
+      waiter.resolve(line);
+    }
+  };
+  return {
+    lines,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    next(match) {
+      const seen = lines.find(match);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiting.push({ match, resolve }));
+    },
+  };
 }
 
 export interface TestServer {
@@ -22,6 +40,8 @@ export interface TestServer {
   /** Base URL including the path prefix, e.g. http://127.0.0.1:41234/api */
   url: string;
   logs: LogLine[];
+  /** The first log line (already written or still to come) that `match` accepts. */
+  logLine(match: (line: LogLine) => boolean): Promise<LogLine>;
   /** `unchecked: true` skips the OpenAPI check for one deliberately odd answer (a handler's made-up status, say). */
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer; unchecked?: boolean }): Promise<TestResponse>;
   close(): Promise<void>;
@@ -68,9 +88,10 @@ export async function startServer(backend: Backend, options: StartOptions = {}):
     app,
     url,
     logs: logger.lines,
+    logLine: (match) => logger.next(match),
     async request(method, path, init = {}) {
       const response = await request(`${url}${path}`, method, init);
-      const problem = init.unchecked ? null : validator?.check(method, path, response.status, response.text);
+      const problem = init.unchecked ? null : validator?.check(method, path, response.status, response.text, response.headers.get('content-type'));
       if (problem) throw new Error(`response does not match the OpenAPI document (opt out with validateResponses: false only for deliberate odd shapes): ${problem}`);
       return response;
     },

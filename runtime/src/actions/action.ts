@@ -22,8 +22,9 @@ export interface ActionInput {
 
 /**
  * The handler of an action: return the `data` to answer with (status
- * `status`, default 200), or call `ctx.respond(...)` yourself; returning
- * nothing without responding answers 204.
+ * `status`, default 200), or set the response yourself (`ctx.respond` for
+ * JSON, `ctx.respondStream` for a download, `ctx.respondHtml` for a page);
+ * returning nothing without responding answers 204.
  */
 export type ActionHandler = (ctx: Context, input: ActionInput) => unknown | Promise<unknown>;
 
@@ -53,7 +54,13 @@ export interface ActionDefinition {
   description?: string;
   tags?: string[];
   request?: { schema: JsonSchema; description?: string; required?: boolean };
-  response?: { schema: JsonSchema; description?: string };
+  /**
+   * The success body. JSON by default (documented inside the `data`
+   * envelope); a `contentType` such as `text/csv` documents a streamed or
+   * HTML response as it is sent, `schema` describing the bytes
+   * (`{ type: 'string' }`).
+   */
+  response?: { schema: JsonSchema; description?: string; contentType?: string };
   parameters?: ActionParameter[];
 }
 
@@ -96,6 +103,10 @@ export function describeAction(def: ActionDefinition): ActionDescriptor {
   if (typeof def.handler !== 'function') throw new ConfigError(`action ${def.method} ${def.path}: handler must be a function (ctx, input) => data`);
   for (const hook of [...(def.auth ?? []), ...(def.hooks ?? [])]) {
     if (typeof hook !== 'function') throw new ConfigError(`action ${def.method} ${def.path}: auth and hooks must be hook functions (ctx, next) => Promise<void>`);
+  }
+  const contentType = def.response?.contentType;
+  if (contentType !== undefined && !/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/.test(contentType)) {
+    throw new ConfigError(`action ${def.method} ${def.path}: response.contentType must be a media type such as text/csv (no parameters), got ${JSON.stringify(contentType)}`);
   }
   const pathParameters = segments.filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   if (new Set(pathParameters).size !== pathParameters.length) throw new ConfigError(`action ${def.method} ${def.path}: a path parameter is named twice`);

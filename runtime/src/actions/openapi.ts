@@ -35,10 +35,14 @@ export function actionOperation(action: ActionDescriptor): OpenApiOperation {
       content: { 'application/json': { schema: action.request.schema } },
     };
   }
-  const success = action.response
+  const declared = action.response;
+  const success = declared
     ? {
-        description: action.response.description ?? 'OK',
-        content: { 'application/json': { schema: { type: 'object', properties: { data: action.response.schema }, required: ['data'] } } },
+        description: declared.description ?? 'OK',
+        content:
+          declared.contentType && declared.contentType !== 'application/json'
+            ? { [declared.contentType]: { schema: declared.schema } }
+            : { 'application/json': { schema: { type: 'object', properties: { data: declared.schema }, required: ['data'] } } },
       }
     : { description: 'OK' };
   const error = { $ref: '#/components/responses/Error' };

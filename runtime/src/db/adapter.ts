@@ -1,5 +1,8 @@
 import type { Logger } from '../log/logger.js';
 import type { SqlDialect } from '../sql/dialect.js';
+import type { IterateOptions } from './iterate.js';
+
+export type { IterateOptions } from './iterate.js';
 
 export type Row = Record<string, unknown>;
 
@@ -31,6 +34,23 @@ export interface Executor {
   get(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row | undefined>;
   run(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ changes: number }>;
   raw(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
+  /**
+   * The rows of a statement (dialect placeholders, like `all`) one by one, in
+   * the shapes `all` gives, for results too large to hold at once (exports,
+   * streamed responses). Nothing runs until the first `next()`; breaking out
+   * of the loop closes the statement and gives its connection back; the
+   * signal cancels. Every row comes from one snapshot: a PostgreSQL cursor
+   * (on a read-pool connection held by the loop, or the transaction's), a
+   * SQLite file's own read-only connection, or, where SQLite has only the
+   * shared connection (`:memory:`, inside a transaction), the whole result
+   * read at the first `next()`. Inside a transaction, no other statement may
+   * run on it while the loop is open, and the loop must end before the
+   * transaction does.
+   *
+   * @example
+   * for await (const row of ctx.db.iterate('SELECT id, title FROM posts ORDER BY id', [], { signal: ctx.cancel })) write(row);
+   */
+  iterate(sql: string, params?: readonly unknown[], options?: IterateOptions): AsyncIterable<Row>;
   /**
    * Runs `fn` in a transaction: committed when it resolves, rolled back when it
    * throws. There are no nested transactions: calling this on a transaction

@@ -16,7 +16,9 @@ import {
   TxCommitError,
   throwIfAborted,
 } from './adapter.js';
+import { type IterateOptions, TransactionIterations } from './iterate.js';
 import { cancelBackend, releaseErrorOf } from './pg-cancel.js';
+import { cursorRows, fromPool } from './pg-cursor.js';
 import { PreparedStatement, type StatementResult, StatementExecution, type ValueParser } from './pg-statement.js';
 import { rebindQuestionMarks } from './rebind.js';
 
@@ -164,6 +166,7 @@ class PostgresTransaction implements Executor {
   readonly dialect = postgres;
   readonly inTransaction = true;
   closed = false;
+  readonly iterations = new TransactionIterations();
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -172,6 +175,7 @@ class PostgresTransaction implements Executor {
 
   private target(): pg.PoolClient {
     if (this.closed) throw new Error('mfx: this transaction has already ended; use the executor it was started with only inside its callback');
+    this.iterations.assertUsable();
     return this.client;
   }
 
@@ -186,6 +190,11 @@ class PostgresTransaction implements Executor {
   }
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return (await this.executor.query(this.target(), rebindQuestionMarks(sql), params, options, false)).rows;
+  }
+  /** A cursor on the transaction's connection, which the transaction keeps. */
+  iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
+    const held = async () => ({ client: this.client, release: () => {} });
+    return this.iterations.track(() => cursorRows(held, sql, bindAll(params), { types }, options));
   }
   async transaction<T>(): Promise<T> {
     throw new NestedTransactionError();
@@ -254,6 +263,10 @@ class PostgresAdapter implements Adapter {
     const text = rebindQuestionMarks(sql);
     return (await this.executor.query(this.pool(text), text, params, options, false)).rows;
   }
+  /** A cursor on a connection of the read pool (write pool for writing statements), held until the loop ends. */
+  iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
+    return cursorRows(fromPool(this.pool(sql)), sql, bindAll(params), { types }, options);
+  }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
     throwIfAborted(options?.signal);
@@ -269,7 +282,7 @@ class PostgresAdapter implements Adapter {
     try {
       let result: T;
       try {
-        result = await fn(tx);
+        result = await fn(tx).finally(() => tx.iterations.end());
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;

@@ -13,7 +13,9 @@ import {
   TxCommitError,
   throwIfAborted,
 } from './adapter.js';
+import { type IterateOptions, rowsOf, TransactionIterations } from './iterate.js';
 import { WriteLock } from './lock.js';
+import { SnapshotReaders } from './sqlite-snapshot.js';
 
 type Statement = Database.Statement<unknown[], Row>;
 
@@ -96,11 +98,13 @@ class SqliteTransaction implements Executor {
   readonly dialect = sqlite;
   readonly inTransaction = true;
   closed = false;
+  readonly iterations = new TransactionIterations();
 
   constructor(private readonly connection: Connection) {}
 
   private check(options?: QueryOptions): Connection {
     if (this.closed) throw new Error('mfx: this transaction has already ended; use the executor it was started with only inside its callback');
+    this.iterations.assertUsable();
     throwIfAborted(options?.signal);
     return this.connection;
   }
@@ -117,6 +121,10 @@ class SqliteTransaction implements Executor {
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return this.check(options).all(sql, params);
   }
+  /** The writer is shared with the transaction's own statements: the rows are read at once. */
+  iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
+    return this.iterations.track(() => rowsOf(async () => this.connection.all(sql, params), options));
+  }
   async transaction<T>(): Promise<T> {
     throw new NestedTransactionError();
   }
@@ -128,6 +136,8 @@ class SqliteAdapter implements Adapter {
   private readonly writer: Connection;
   /** File databases read through a second connection, so reads never wait for an open transaction. */
   private readonly reader: Connection | null;
+  /** Connections of their own for iterations over a file database. */
+  private readonly snapshots: SnapshotReaders | null;
   private readonly lock: WriteLock;
 
   constructor(
@@ -144,6 +154,7 @@ class SqliteAdapter implements Adapter {
     writer.pragma('synchronous = NORMAL');
     writer.pragma('foreign_keys = ON');
     this.writer = new Connection(writer, cacheSize);
+    this.snapshots = memory ? null : new SnapshotReaders(path);
     if (memory) {
       this.reader = null;
     } else {
@@ -188,6 +199,16 @@ class SqliteAdapter implements Adapter {
     return this.all(sql, params, options);
   }
 
+  /**
+   * A read-only statement on a file database steps on a snapshot connection
+   * of its own; anything else (`:memory:` has one connection, shared by every
+   * request) is read at once, like `all`.
+   */
+  async *iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncGenerator<Row> {
+    if (this.snapshots && this.readsFromReader(sql)) yield* this.snapshots.rows(sql, bindAll(params), options);
+    else yield* rowsOf(() => this.all(sql, params, options), options);
+  }
+
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
     throwIfAborted(options?.signal);
     return this.runTransaction(fn, () => this.writer.db.exec('BEGIN IMMEDIATE'), options);
@@ -209,7 +230,7 @@ class SqliteAdapter implements Adapter {
       }
       let result: T;
       try {
-        result = await fn(tx);
+        result = await fn(tx).finally(() => tx.iterations.end());
       } catch (error) {
         if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
         throw error;
@@ -268,6 +289,7 @@ class SqliteAdapter implements Adapter {
   }
 
   async close(): Promise<void> {
+    this.snapshots?.close();
     this.reader?.db.close();
     this.writer.db.close();
   }

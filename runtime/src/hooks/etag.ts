@@ -15,7 +15,8 @@ export function etag(): Hook {
   return describeHook(async function etag(ctx, next) {
     await next();
     const response = ctx.response;
-    if (!response || response.status !== 200 || response.body === undefined) return;
+    // Only JSON bodies are tagged: a stream is not read twice, HTML pages are not records.
+    if (!response || (response.kind ?? 'json') !== 'json' || response.status !== 200 || response.body === undefined) return;
     if (ctx.op !== 'read' && ctx.op !== 'list' && ctx.op !== 'history') return;
     const tag = response.headers?.ETag ?? etagOf(response.body);
     const headers = { ...response.headers, ETag: tag };

@@ -4,8 +4,11 @@ import type { TableSpec } from '../sql/schema.js';
 /** A cached 2xx response, replayed for a repeated key. */
 export interface StoredResponse {
   status: number;
+  /** The JSON body, or the page of an HTML response. */
   body: unknown;
   headers?: Record<string, string>;
+  /** `html` for a page; JSON otherwise. Streams are never stored. */
+  kind?: 'html';
 }
 
 /** What claiming a key found. */

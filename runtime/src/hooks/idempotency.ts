@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
-import type { Context } from '../pipeline/context.js';
+import type { Context, PendingResponse } from '../pipeline/context.js';
 import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
-import { type IdempotencyStore, MemoryIdempotencyStore } from './idempotency-store.js';
+import { type IdempotencyStore, MemoryIdempotencyStore, type StoredResponse } from './idempotency-store.js';
 
 export interface IdempotencyOptions {
   /** How long a completed key replays its response, in ms (default 24 h). */
@@ -22,13 +22,27 @@ function callerOf(ctx: Context): string {
   return ctx.identity?.userId ? `user:${ctx.identity.userId}` : `anonymous:${ctx.remoteAddress}`;
 }
 
+/** What a completed key replays: JSON and HTML responses; a stream cannot be read twice (null). */
+function storable(response: PendingResponse): StoredResponse | null {
+  switch (response.kind) {
+    case 'stream':
+      return null;
+    case 'html':
+      return { kind: 'html', status: response.status, body: response.html, headers: response.headers };
+    default:
+      return { status: response.status, body: response.body, headers: response.headers };
+  }
+}
+
 /**
  * The idempotency hook: a create carrying `Idempotency-Key` runs once. A
  * repeat with the same key and body replays the stored 2xx response with
  * `Idempotent-Replayed: true`; the same key with another body is 422
  * `IDEMPOTENCY_KEY_REUSED`; a failed (non-2xx) request leaves no trace, so
  * the key can be retried. Concurrent requests with one key wait for the
- * first. Keys are scoped to the caller, the model and the operation.
+ * first. Keys are scoped to the caller, the model and the operation. A
+ * streamed response cannot be replayed: its key is released (and a warning
+ * logged), so a retry runs again.
  *
  * @example
  * app.use('deserialize', idempotency({ ttlMs: 24 * 3600_000 }), { position: 'after', ops: ['create'] });
@@ -63,7 +77,10 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
         throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with a different request body; send a new key for a new request');
       }
       if (claim.kind === 'replay') {
-        ctx.respond(claim.response.status, claim.response.body, { ...claim.response.headers, 'Idempotent-Replayed': 'true' });
+        const { status, body, headers, kind } = claim.response;
+        const replayed = { ...headers, 'Idempotent-Replayed': 'true' };
+        if (kind === 'html') ctx.respondHtml(status, String(body), replayed);
+        else ctx.respond(status, body, replayed);
         return;
       }
       if (claim.kind === 'claimed') break;
@@ -78,8 +95,13 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
       await next();
       const response = ctx.response;
       if (response && response.status >= 200 && response.status < 300 && !ctx.cancel.aborted) {
-        await store.complete(key, { status: response.status, body: response.body, headers: response.headers }, ttlMs);
-        stored = true;
+        const replay = storable(response);
+        if (replay) {
+          await store.complete(key, replay, ttlMs);
+          stored = true;
+        } else {
+          ctx.log.warn({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op }, 'idempotency: a streamed response cannot be replayed; the key was released, so a retry runs again');
+        }
       }
     } finally {
       if (!stored) await store.release(key).catch((error) => ctx.log.error({ requestId: ctx.requestId, err: String(error) }, 'idempotency release failed'));

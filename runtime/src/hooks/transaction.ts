@@ -11,6 +11,9 @@ const rollback = Symbol('mfx.rollback');
  * commit and are dropped on rollback; `ctx.onRollback` callbacks the other way
  * round. Registering it twice is harmless: the second sees the open
  * transaction and passes through. Before position only.
+ * The decision is taken when the chain ends, before the response is written:
+ * a streamed response's source runs after the commit, so it reads through
+ * `ctx.adapter`, not the transaction (which refuses statements once ended).
  *
  * @example
  * app.use('service', transaction(), { models: ['Order'], ops: ['create', 'update'] });

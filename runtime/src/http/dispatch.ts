@@ -4,10 +4,11 @@ import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from '../db/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { CLIENT_CLOSED_STATUS } from '../errors/catalogue.js';
 import type { Logger } from '../log/logger.js';
-import { Context } from '../pipeline/context.js';
+import { Context, runCallback } from '../pipeline/context.js';
 import type { Chain } from '../pipeline/pipeline.js';
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { releaseSource } from './stream.js';
 import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from './respond.js';
 
 export interface DispatchDeps {
@@ -81,11 +82,11 @@ export async function dispatch(
   let timer: NodeJS.Timeout | undefined;
   if (deps.queryTimeoutMs > 0) {
     timer = setTimeout(() => {
+      // The deadline runs to the first byte: a stream already under way is bounded by its client.
+      if (res.headersSent) return;
       ctx.abort(ABORT_TIMEOUT);
-      if (!res.headersSent) {
-        status = 504;
-        sendError(ctx, new ApiError('TIMEOUT', `the request did not finish within ${deps.queryTimeoutMs} ms`), defaults);
-      }
+      status = 504;
+      sendError(ctx, new ApiError('TIMEOUT', `the request did not finish within ${deps.queryTimeoutMs} ms`), defaults);
     }, deps.queryTimeoutMs);
   }
   const onClose = () => {
@@ -99,8 +100,10 @@ export async function dispatch(
   try {
     await chain(ctx);
     if (status === 0) {
-      sendContext(ctx, defaults);
-      status = ctx.response?.status ?? 500;
+      const sent = sendContext(ctx, defaults);
+      // A stream resolves when it has ended; a 504 before its first byte or a client that left wins.
+      const written = typeof sent === 'number' ? sent : await sent;
+      if (status === 0) status = written;
     }
   } catch (thrown) {
     const error = thrown instanceof ApiError ? thrown : panic(thrown, ctx, deps.panicLog);
@@ -116,7 +119,10 @@ export async function dispatch(
     }
   } finally {
     if (timer) clearTimeout(timer);
-    if (res.writableFinished || status === CLIENT_CLOSED_STATUS) res.off('close', onClose);
+    // A stream response that was never written (an error, a 504) still holds its source.
+    if (ctx.response?.kind === 'stream') releaseSource(ctx.response.source);
+    // A stream has ended here, cut by its own failure if not finished: that close is not the client's.
+    if (res.writableFinished || status === CLIENT_CLOSED_STATUS || ctx.response?.kind === 'stream') res.off('close', onClose);
     deps.log.info(
       {
         requestId,
@@ -131,9 +137,15 @@ export async function dispatch(
       },
       'request',
     );
+    if (ctx.afterResponseCallbacks) await runAfterResponse(ctx);
     inflight.count--;
     if (inflight.count === 0 && inflight.drained) inflight.drained();
   }
+}
+
+/** Per-request cleanup (multipart temporary files, ...), in order; a failure is logged and the rest still run. */
+async function runAfterResponse(ctx: Context): Promise<void> {
+  for (const callback of ctx.afterResponseCallbacks!.splice(0)) await runCallback(callback, ctx.log, 'after-response callback failed');
 }
 
 /** Anything that escaped the chain without being an ApiError: a bug, logged as a panic. */

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
 import { etagOfText } from './etag.js';
-import type { Context } from '../pipeline/context.js';
+import type { Context, StreamResponse } from '../pipeline/context.js';
+import { pipeSource } from './stream.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -59,6 +60,49 @@ export function writeJson(res: ServerResponse, status: number, body: unknown, he
   res.end(text);
 }
 
+/** Writes an HTML page (`text/html; charset=utf-8`) with the request's headers. */
+export function writeHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | number>): void {
+  if (res.headersSent || res.writableEnded) return;
+  if (status === 204 || status === 304) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  headers['Content-Type'] = 'text/html; charset=utf-8';
+  headers['Content-Length'] = Buffer.byteLength(html);
+  res.writeHead(status, headers);
+  res.end(html);
+}
+
+/**
+ * Pipes a streamed response. A source that fails before its first byte
+ * answers the error envelope (its ApiError, else 500 INTERNAL); one that
+ * fails later cuts the connection. Either failure is logged. Resolves with
+ * the status the client got once the stream has ended.
+ */
+async function writeStream(ctx: Context, response: StreamResponse, headers: Record<string, string | number>, defaults: ResponseDefaults): Promise<number> {
+  if (ctx.res.headersSent || ctx.res.writableEnded) return response.status;
+  headers['Content-Type'] = response.contentType;
+  const outcome = await pipeSource(ctx.req, ctx.res, response.source, { status: response.status, headers, length: response.length }, ctx.cancel);
+  if (outcome.kind === 'sent') return response.status;
+  if (outcome.kind === 'stopped') {
+    // Cancelled before the first byte with nothing answered yet (a hook's ctx.abort): a cancelled request is a 504.
+    if (ctx.res.headersSent || ctx.res.destroyed) return response.status;
+    const timeout = new ApiError('TIMEOUT');
+    sendError(ctx, timeout, defaults);
+    return timeout.status;
+  }
+  const err = outcome.error instanceof Error ? (outcome.error.stack ?? outcome.error.message) : String(outcome.error);
+  if (outcome.kind === 'cut') {
+    ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err }, 'response stream failed after the headers were sent; the response was cut');
+    return response.status;
+  }
+  const error = outcome.error instanceof ApiError ? outcome.error : new ApiError('INTERNAL');
+  if (error.status >= 500) ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err }, 'response stream failed before its first byte');
+  sendError(ctx, error, defaults);
+  return error.status;
+}
+
 function baseHeaders(ctx: Context, defaults: ResponseDefaults): Record<string, string | number> {
   const headers: Record<string, string | number> = { 'X-Request-Id': ctx.requestId };
   if (defaults.serviceName) headers['X-Service-Name'] = defaults.serviceName;
@@ -71,16 +115,29 @@ function baseHeaders(ctx: Context, defaults: ResponseDefaults): Record<string, s
   return headers;
 }
 
-/** Writes the response the pipeline produced. */
-export function sendContext(ctx: Context, defaults: ResponseDefaults): void {
+/**
+ * Writes the response the pipeline produced, with the writer of its kind.
+ * Returns the status sent; for a stream, a promise of it, settled when the
+ * stream has ended.
+ */
+export function sendContext(ctx: Context, defaults: ResponseDefaults): number | Promise<number> {
   const response = ctx.response;
   if (!response) {
     sendError(ctx, new ApiError('INTERNAL'), defaults);
-    return;
+    return 500;
   }
   const headers = baseHeaders(ctx, defaults);
   if (response.headers) Object.assign(headers, response.headers);
-  writeJson(ctx.res, response.status, response.body, headers, response.etag);
+  switch (response.kind) {
+    case 'stream':
+      return writeStream(ctx, response, headers, defaults);
+    case 'html':
+      writeHtml(ctx.res, response.status, response.html, headers);
+      return response.status;
+    default:
+      writeJson(ctx.res, response.status, response.body, headers, response.etag);
+      return response.status;
+  }
 }
 
 export function sendError(ctx: Context, error: ApiError, defaults: ResponseDefaults): void {

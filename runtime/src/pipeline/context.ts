@@ -1,11 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
+import type { UploadedFile } from '../http/multipart.js';
 import type { Logger } from '../log/logger.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { Identity, Op, Step } from './types.js';
 
-export interface PendingResponse {
+/**
+ * The response the chain produced, written after it: JSON (the default, and
+ * what `ctx.respond` sets), a stream of bytes, or an HTML page. Every kind has
+ * a `status` and optional `headers`, so hooks that only look at those work
+ * for all three; `body` is only ever set on JSON.
+ */
+export type PendingResponse = JsonResponse | StreamResponse | HtmlResponse;
+
+export interface JsonResponse {
+  /** Absent on JSON responses written before the other kinds existed. */
+  kind?: 'json';
   status: number;
   /** JSON-serialisable body; undefined sends no body. */
   body?: unknown;
@@ -16,6 +28,41 @@ export interface PendingResponse {
    */
   etag?: boolean;
 }
+
+/** Bytes to pipe to the client: a Node Readable, or any async iterable of Buffer / Uint8Array / string chunks. */
+export type ResponseSource = Readable | AsyncIterable<Buffer | Uint8Array | string>;
+
+/**
+ * A streamed body (downloads, exports). Piped with backpressure; sent with
+ * Content-Length when `length` is known, chunked otherwise. Nothing is read
+ * from the source for HEAD or once the client has left (it is destroyed); a
+ * source that fails before its first chunk answers the usual error envelope,
+ * one that fails later cuts the response.
+ */
+export interface StreamResponse {
+  kind: 'stream';
+  status: number;
+  source: ResponseSource;
+  /** Content-Type, e.g. `text/csv; charset=utf-8`. */
+  contentType: string;
+  /** The exact byte length, when known; a source that sends more or less is cut off. */
+  length?: number;
+  /** Extra headers, such as Content-Disposition. */
+  headers?: Record<string, string>;
+  body?: undefined;
+}
+
+/** An HTML page, sent as `text/html; charset=utf-8`. */
+export interface HtmlResponse {
+  kind: 'html';
+  status: number;
+  html: string;
+  headers?: Record<string, string>;
+  body?: undefined;
+}
+
+/** What `ctx.respondStream` takes besides the status. */
+export type StreamInit = Omit<StreamResponse, 'kind' | 'status' | 'body'>;
 
 /**
  * An equality a scope hook (tenancy, force filter) adds to every read and write of the request.
@@ -38,6 +85,8 @@ export interface ScopeFilter {
 
 type Callback = () => unknown;
 
+const NO_FILES: readonly UploadedFile[] = Object.freeze([]);
+
 /**
  * Everything a hook sees about one request. Created once per request and
  * passed down the chain; hooks read and change it.
@@ -49,8 +98,10 @@ export class Context {
   query: ListQuery | null = null;
   /** The raw request body (Deserialize step), null when none was read. */
   rawBody: Buffer | null = null;
-  /** The parsed JSON body, keyed by JSON field name (create and update). */
+  /** The parsed JSON body, keyed by JSON field name (create and update); the form fields of a multipart body. */
   body: Record<string, unknown> | null = null;
+  /** The file parts of a multipart body (Deserialize step, through the registered parser); empty otherwise. */
+  files: readonly UploadedFile[] = NO_FILES;
   /** The caller, set by an authenticator hook; null means anonymous. */
   identity: Identity | null = null;
   /** Where SQL runs: the adapter, or the active transaction. */
@@ -74,6 +125,8 @@ export class Context {
 
   /** Callbacks of the active transaction: after it commits, and after it rolls back; null without one. */
   private txCallbacks: { commit: Callback[]; rollback: Callback[] } | null = null;
+  /** Callbacks to run after the response is written (`afterResponse`); null until one is added. */
+  afterResponseCallbacks: Callback[] | null = null;
   /** Cancellation handed to the database layer; allocates nothing until used. */
   readonly cancel = new RequestCancel();
   private search: URLSearchParams | null = null;
@@ -112,6 +165,39 @@ export class Context {
   /** Sets the response. Return without calling next() to end the chain here. */
   respond(status: number, body?: unknown, headers?: Record<string, string>): void {
     this.response = { status, body, headers };
+  }
+
+  /**
+   * Sets a streamed response: `source` is piped to the client after the chain.
+   *
+   * @example
+   * ctx.respondStream(200, { source: createReadStream(path), contentType: 'application/pdf', length: size, headers: { 'Content-Disposition': 'attachment; filename="a.pdf"' } });
+   */
+  respondStream(status: number, init: StreamInit): void {
+    this.response = { kind: 'stream', status, ...init };
+  }
+
+  /**
+   * Sets an HTML response (`text/html; charset=utf-8`).
+   *
+   * @example
+   * ctx.respondHtml(200, '<!doctype html><title>Admin</title>');
+   */
+  respondHtml(status: number, html: string, headers?: Record<string, string>): void {
+    this.response = { kind: 'html', status, html, headers };
+  }
+
+  /**
+   * Runs `fn` once the response has been written, whatever happened (success,
+   * error, a cut stream, a client that left): per-request cleanup such as
+   * closing multipart file readers and removing their temporary directory.
+   * Failures are logged.
+   *
+   * @example
+   * ctx.afterResponse(() => rm(tempDir, { recursive: true, force: true }));
+   */
+  afterResponse(fn: Callback): void {
+    (this.afterResponseCallbacks ??= []).push(fn);
   }
 
   /**
@@ -165,7 +251,7 @@ export class Context {
         { signal: this.cancel },
       );
     } catch (error) {
-      for (const callback of callbacks.rollback) await runCallback(callback, this.log);
+      for (const callback of callbacks.rollback) await runCallback(callback, this.log, 'rollback callback failed');
       throw error;
     }
     for (const callback of callbacks.commit) await runCallback(callback, this.log);
@@ -218,11 +304,11 @@ export class RequestCancel implements CancelSignal {
   }
 }
 
-/** Runs a transaction callback; what it throws is logged, never sent to the client. */
-export async function runCallback(fn: Callback, log: Logger): Promise<void> {
+/** Runs a deferred callback (after commit, after the response); what it throws is logged, never raised. */
+export async function runCallback(fn: Callback, log: Logger, failure = 'after-commit callback failed'): Promise<void> {
   try {
     await fn();
   } catch (error) {
-    log.error({ err: String((error as Error)?.stack ?? error) }, 'transaction callback failed');
+    log.error({ err: String((error as Error)?.stack ?? error) }, failure);
   }
 }

@@ -1,6 +1,7 @@
 import { mapDbError } from '../db/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { isMultipart, parseJsonObject, readBody } from '../http/body.js';
+import { type MultipartHandoff, readMultipart } from '../http/multipart.js';
 import { etagOf } from '../http/etag.js';
 import type { CursorCodec } from '../query/cursor.js';
 import { keysetFor, nextCursor } from '../query/keyset.js';
@@ -24,6 +25,8 @@ export interface DefaultsOptions {
   cursors: CursorCodec;
   /** The write observers of every model (history, audit, ...), sealed. */
   observers: WriteObservers;
+  /** The registered multipart parser; null answers multipart bodies 501 NO_STORAGE. */
+  multipart?: MultipartHandoff | null;
 }
 
 /** What the response shows, from the request's parameters and caller. */
@@ -47,9 +50,12 @@ async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
 
 function deserializeBody(options: DefaultsOptions): Hook {
   return async (ctx, next) => {
-    if (isMultipart(ctx.req)) throw new ApiError('NO_STORAGE', 'multipart bodies need file storage; configure FileStorage or send JSON');
-    ctx.rawBody = await readBody(ctx.req, options.bodyLimit);
-    ctx.body = parseJsonObject(ctx.rawBody);
+    if (isMultipart(ctx.req)) {
+      await readMultipart(ctx, options.multipart ?? null);
+    } else {
+      ctx.rawBody = await readBody(ctx.req, options.bodyLimit);
+      ctx.body = parseJsonObject(ctx.rawBody);
+    }
     await next();
   };
 }

@@ -196,6 +196,14 @@ function traceMarker(step: Step, trace: TraceConfig, log: Logger): Hook {
   };
 }
 
+/** Trace.Bodies: a JSON body as is; a stream or an HTML page by what it is (a stream is read only once, by the client). */
+function logResponseBody(ctx: Context, log: Logger): void {
+  const response = ctx.response!;
+  if (response.kind === 'stream') log.debug({ requestId: ctx.requestId, stream: { contentType: response.contentType, length: response.length ?? null } }, 'response body');
+  else if (response.kind === 'html') log.debug({ requestId: ctx.requestId, html: response.html.length > 2048 ? `${response.html.slice(0, 2048)}…` : response.html }, 'response body');
+  else if (response.body !== undefined) log.debug({ requestId: ctx.requestId, body: response.body }, 'response body');
+}
+
 function traced(chain: Chain, trace: TraceConfig, log: Logger): Chain {
   return async (ctx: TracedContext) => {
     try {
@@ -215,7 +223,7 @@ function traced(chain: Chain, trace: TraceConfig, log: Logger): Chain {
         if (trace.aborts) log.info({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, step: last ?? null }, 'pipeline ended early');
         if (trace.skips) log.info({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, skipped }, 'pipeline steps skipped');
       }
-      if (trace.bodies && ctx.response?.body !== undefined) log.debug({ requestId: ctx.requestId, body: ctx.response.body }, 'response body');
+      if (trace.bodies && ctx.response) logResponseBody(ctx, log);
     }
   };
 }
