@@ -39,7 +39,7 @@ function decodeExpression(field: FieldManifest, dialect: Dialect): string {
  * code with a fixed object shape. Names come from the registry and are
  * quoted with JSON.stringify.
  */
-export function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
+function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
   const entries = model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect)}`);
   // A column missing from the row decodes to undefined, which responses omit.
   return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;

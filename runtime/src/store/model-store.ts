@@ -9,7 +9,7 @@ import { SqlBuilder } from '../sql/builder.js';
 import { absentValue } from '../sql/columns.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
-import { buildDecoder, type Decoder, encodeValue, type RecordData } from './codec.js';
+import { codecOf, type Decoder, encodeValue, type RecordData } from './codec.js';
 import { loadIncludes } from './include.js';
 import { type Keyset, ROOT, writeOrder, writeSortJoins, writeWhere } from './list-sql.js';
 import { type CascadeObserver, ReferentialDelete } from './referential.js';
@@ -79,7 +79,7 @@ export class ModelStore {
     readonly model: ModelMeta,
     readonly dialect: SqlDialect,
   ) {
-    this.decode = buildDecoder(model, dialect.name);
+    this.decode = codecOf(model, dialect.name).decode;
     this.templates = model.sql(dialect.name);
     this.selectList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
     this.live = notDeleted(model.manifest, dialect);
