@@ -128,8 +128,9 @@ export class ReferentialDelete {
       write.text('DELETE FROM ').id(model.table).text(' WHERE ');
       this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
     } else {
-      write.text('UPDATE ').id(model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : now());
-      write.text(', ').id('updated_at').text(' = ').value(now()).text(' WHERE ');
+      const at = now();
+      write.text('UPDATE ').id(model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : at);
+      write.text(', ').id('updated_at').text(' = ').value(at).text(' WHERE ');
       this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
       // A row already marked keeps its marker: deleting twice never moves deleted_at.
       write.text(` AND ${notDeleted(model.manifest, this.dialect)!}`);
