@@ -12,7 +12,36 @@ export interface CancelSignal {
   readonly reason: unknown;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
+  /**
+   * Marks work that may make changes durable (a COMMIT, or a write outside a
+   * transaction, which commits on its own) while it runs; call the returned
+   * function when it settles, with whether it committed. A request's deadline
+   * waits for such work instead of answering 504 over a write that then
+   * commits. Optional: AbortSignal has none.
+   */
+  commitGuard?(): (committed: boolean) => void;
 }
+
+/**
+ * Runs `work`, a statement or COMMIT that may make changes durable, under the
+ * signal's commit guard (see CancelSignal.commitGuard).
+ *
+ * @example
+ * await guardCommit(options?.signal, () => client.query('COMMIT'));
+ */
+export async function guardCommit<T>(signal: CancelSignal | undefined, work: () => Promise<T> | T): Promise<T> {
+  const settle = signal?.commitGuard?.();
+  if (!settle) return work();
+  try {
+    const result = await work();
+    settle(true);
+    return result;
+  } catch (error) {
+    settle(false);
+    throw error;
+  }
+}
+
 
 export interface QueryOptions {
   /** Aborts the statement (or refuses to start it) when the request's deadline passes or the client leaves. */

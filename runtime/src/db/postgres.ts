@@ -14,6 +14,7 @@ import {
   type Row,
   TxBeginError,
   TxCommitError,
+  guardCommit,
   throwIfAborted,
 } from './adapter.js';
 import { type IterateOptions, TransactionIterations } from './iterate.js';
@@ -250,18 +251,27 @@ class PostgresAdapter implements Adapter {
     }
   }
 
+  /**
+   * One statement outside a transaction: a read on the read pool, anything
+   * else on the write pool, where it commits on its own (under the request's
+   * commit guard, so its deadline waits for it).
+   */
+  private statement(sql: string, params: readonly unknown[], options: QueryOptions | undefined, named = true, write = false): Promise<StatementResult> {
+    if (isRead(sql)) return this.executor.query(write ? this.writePool : this.readPool, sql, params, options, named);
+    return guardCommit(options?.signal, () => this.executor.query(this.writePool, sql, params, options, named));
+  }
+
   async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return (await this.executor.query(this.pool(sql), sql, params, options)).rows;
+    return (await this.statement(sql, params, options)).rows;
   }
   async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return (await this.executor.query(this.pool(sql), sql, params, options)).rows[0];
+    return (await this.statement(sql, params, options)).rows[0];
   }
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return { changes: (await this.executor.query(this.writePool, sql, params, options)).rowCount ?? 0 };
+    return { changes: (await this.statement(sql, params, options, true, true)).rowCount ?? 0 };
   }
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    const text = rebindQuestionMarks(sql);
-    return (await this.executor.query(this.pool(text), text, params, options, false)).rows;
+    return (await this.statement(rebindQuestionMarks(sql), params, options, false)).rows;
   }
   /** A cursor on a connection of the read pool (write pool for writing statements), held until the loop ends. */
   iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
@@ -283,12 +293,14 @@ class PostgresAdapter implements Adapter {
       let result: T;
       try {
         result = await fn(tx).finally(() => tx.iterations.end());
+        // A cancelled request never commits: its deadline answered 504, or its client left.
+        throwIfAborted(options?.signal);
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       }
       try {
-        await client.query('COMMIT');
+        await guardCommit(options?.signal, () => client.query('COMMIT'));
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw new TxCommitError(error);

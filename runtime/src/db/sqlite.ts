@@ -179,20 +179,43 @@ class SqliteAdapter implements Adapter {
     throwIfAborted(options?.signal);
     if (this.readsFromReader(sql)) return this.reader!.all(sql, params);
     await this.writerIdle(options);
-    return this.writer.all(sql, params);
+    return this.onWriter(sql, options, () => this.writer.all(sql, params));
   }
 
   async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     throwIfAborted(options?.signal);
     if (this.readsFromReader(sql)) return this.reader!.get(sql, params);
     await this.writerIdle(options);
-    return this.writer.get(sql, params);
+    return this.onWriter(sql, options, () => this.writer.get(sql, params));
   }
 
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     throwIfAborted(options?.signal);
     await this.writerIdle(options);
-    return this.writer.run(sql, params);
+    return this.onWriter(sql, options, () => this.writer.run(sql, params));
+  }
+
+  /**
+   * A statement on the writer outside a transaction; one that writes commits
+   * on its own, so the request learns it has a durable write (its deadline
+   * then answers with the outcome, never 504).
+   */
+  private onWriter<T>(sql: string, options: QueryOptions | undefined, work: () => T): T {
+    return this.writer.prepare(sql).readonly ? work() : this.onCommit(options, work);
+  }
+
+  /** Work that makes changes durable, under the request's commit guard (synchronous here: it only records the outcome). */
+  private onCommit<T>(options: QueryOptions | undefined, work: () => T): T {
+    const settle = options?.signal?.commitGuard?.();
+    if (!settle) return work();
+    try {
+      const result = work();
+      settle(true);
+      return result;
+    } catch (error) {
+      settle(false);
+      throw error;
+    }
   }
 
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
@@ -231,12 +254,14 @@ class SqliteAdapter implements Adapter {
       let result: T;
       try {
         result = await fn(tx).finally(() => tx.iterations.end());
+        // A cancelled request never commits: its deadline answered 504, or its client left.
+        throwIfAborted(options?.signal);
       } catch (error) {
         if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
         throw error;
       }
       try {
-        this.writer.db.exec('COMMIT');
+        this.onCommit(options, () => this.writer.db.exec('COMMIT'));
       } catch (error) {
         if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
         throw new TxCommitError(error);

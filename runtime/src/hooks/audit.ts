@@ -68,7 +68,7 @@ export function audit(options: AuditOptions): Hook {
             const record: AuditRecord = {
               model: model.name,
               operation: op,
-              recordId: (after?.id ?? before?.id ?? null) as string | null,
+              recordId: change.id,
               actor: caller.identity?.userId ?? null,
               tenant: caller.identity?.tenantId ?? null,
               requestId: caller.requestId,

@@ -81,13 +81,21 @@ export async function dispatch(
   let status = 0;
   let timer: NodeJS.Timeout | undefined;
   if (deps.queryTimeoutMs > 0) {
-    timer = setTimeout(() => {
+    const deadline = () => {
       // The deadline runs to the first byte: a stream already under way is bounded by its client.
       if (res.headersSent) return;
+      // A 504 must never hide a write that commits. Work that may commit (a COMMIT, a write outside
+      // a transaction) is waited for; once a write is durable, the request answers its own outcome.
+      if (ctx.cancel.committing) return ctx.cancel.whenSettled(deadline);
+      if (ctx.cancel.committed) {
+        deps.log.warn({ requestId, queryTimeoutMs: deps.queryTimeoutMs }, 'deadline passed after a write committed; answering its outcome');
+        return;
+      }
       ctx.abort(ABORT_TIMEOUT);
       status = 504;
       sendError(ctx, new ApiError('TIMEOUT', `the request did not finish within ${deps.queryTimeoutMs} ms`), defaults);
-    }, deps.queryTimeoutMs);
+    };
+    timer = setTimeout(deadline, deps.queryTimeoutMs);
   }
   const onClose = () => {
     if (!res.writableFinished) {

@@ -268,6 +268,38 @@ export class RequestCancel implements CancelSignal {
   private state: { reason: unknown } | null = null;
   private listeners: Array<() => void> | null = null;
   private controller: AbortController | null = null;
+  /** Work in flight that may commit, and who waits for it to settle. */
+  private commitsInFlight = 0;
+  private onSettled: Array<() => void> | null = null;
+  /** Set once a write of this request is durable: past that point the deadline no longer answers 504. */
+  committed = false;
+
+  /** Whether work that may commit is running now. */
+  get committing(): boolean {
+    return this.commitsInFlight > 0;
+  }
+
+  commitGuard(): (committed: boolean) => void {
+    this.commitsInFlight++;
+    let settled = false;
+    return (committed) => {
+      if (settled) return;
+      settled = true;
+      this.commitsInFlight--;
+      if (committed) this.committed = true;
+      if (this.commitsInFlight === 0 && this.onSettled) {
+        const waiting = this.onSettled;
+        this.onSettled = null;
+        for (const fn of waiting) fn();
+      }
+    };
+  }
+
+  /** Runs `fn` once no work that may commit is running (at once when none is). */
+  whenSettled(fn: () => void): void {
+    if (this.commitsInFlight === 0) fn();
+    else (this.onSettled ??= []).push(fn);
+  }
 
   get aborted(): boolean {
     return this.state !== null;

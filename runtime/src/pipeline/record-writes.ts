@@ -76,7 +76,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
     const plan = observers.plan(change.model, op);
     if (plan.observers.length === 0) return;
     const cascade = { action: change.action, relation: change.relation, depth: change.depth };
-    await notify(change.tx, plan, { model: change.model, op, before: change.before, after: change.after, cascade, caller: ctx });
+    await notify(change.tx, plan, { model: change.model, op, id: String(change.before.id), before: change.before, after: change.after, cascade, caller: ctx });
   };
 
   return {
@@ -84,7 +84,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
       if (creates.observers.length === 0) return store.insert(ctx.db, values, storeOptions(ctx));
       return run(ctx, needsOf(creates, null), async (db) => {
         const after = await store.insert(db, values, storeOptions(ctx));
-        await notify(db, creates, { model, op: 'create', before: null, after, cascade: null, caller: ctx });
+        await notify(db, creates, { model, op: 'create', id: String(after.id), before: null, after, cascade: null, caller: ctx });
         return after;
       });
     },
@@ -99,7 +99,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
         // updated_at: two writes within one millisecond leave it unchanged.)
         const writes = store.updateWrites(values, storeOptions(ctx));
         const after = await store.update(db, id, values, storeOptions(ctx));
-        if (after && writes) await notify(db, updates, { model, op: 'update', before: before ?? null, after, cascade: null, caller: ctx });
+        if (after && writes) await notify(db, updates, { model, op: 'update', id, before: before ?? null, after, cascade: null, caller: ctx });
         return after;
       });
     },
@@ -113,7 +113,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
         if (before === null) return false;
         const options = cascades ? { ...storeOptions(ctx), observe: cascadeObserver(ctx) } : storeOptions(ctx);
         const removed = await store.remove(db, id, options);
-        if (removed) await notify(db, deletes, { model, op: 'delete', before: before ?? null, after: null, cascade: null, caller: ctx });
+        if (removed) await notify(db, deletes, { model, op: 'delete', id, before: before ?? null, after: null, cascade: null, caller: ctx });
         return removed;
       });
     },

@@ -44,6 +44,8 @@ export interface CascadeCause {
 export interface WriteChange {
   model: ModelMeta;
   op: WriteOp;
+  /** The id of the changed row (known even when `before` was not asked for). */
+  id: string;
   /** Every field before the write (JSON names); null for a create, and for observers that did not ask for it. */
   before: RecordData | null;
   /** Every field after the write; null for a delete (soft deletes included). */
@@ -157,7 +159,7 @@ export class WriteObservers {
  * Calls every observer of a plan with one change, in registration order.
  *
  * @example
- * await notify(tx, plan, { model, op: 'create', before: null, after, cascade: null, caller: ctx });
+ * await notify(tx, plan, { model, op: 'create', id: after.id, before: null, after, cascade: null, caller: ctx });
  */
 export async function notify(tx: Executor, plan: ObserverPlan, change: WriteChange): Promise<void> {
   for (const observer of plan.observers) {

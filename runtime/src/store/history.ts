@@ -12,8 +12,8 @@ import { type Diff, diffOf, snapshotOf, type WriteOp } from './diff.js';
 
 export type HistoryOperation = WriteOp;
 
-/** Who wrote, for the actor_id and request_id columns; a pipeline Context satisfies it. */
-export type HistoryCaller = Pick<WriteCaller, 'identity' | 'requestId' | 'log' | 'cancel'>;
+/** Who wrote, for the actor_id and request_id columns; a pipeline Context satisfies it. Without `afterCommit` a failure is only logged as failed. */
+export type HistoryCaller = Pick<WriteCaller, 'identity' | 'requestId' | 'log' | 'cancel'> & Partial<Pick<WriteCaller, 'afterCommit'>>;
 
 /** A history row as the history route returns it. */
 export interface HistoryEntry {
@@ -80,8 +80,12 @@ export class HistoryWriter {
 
   /**
    * Appends one history row for a write, through `db` (the write's own
-   * transaction). A failure is logged and swallowed, unless the model is
-   * `versioned_required`, in which case it is thrown so the write rolls back.
+   * transaction). A cancelled statement (the request's deadline, its client
+   * leaving, a statement timeout) is thrown, so the whole write rolls back: a
+   * write never commits without the history it was cancelled in. Any other
+   * failure is logged and swallowed, and the write stands without its
+   * history row (said in the log once it committed), unless the model is
+   * `versioned_required`: then it is thrown and the write rolls back.
    *
    * @example
    * // from a cascade: a child row set-null'ed inside the parent's delete transaction
@@ -91,12 +95,18 @@ export class HistoryWriter {
     try {
       await this.append(db, operation, before, after, caller);
     } catch (error) {
-      caller.log.error(
-        { requestId: caller.requestId, model: this.model.name, operation, table: this.table, err: String((error as Error)?.message ?? error) },
-        this.required ? 'history write failed; the write is rolled back (versioned_required)' : 'history write failed; the write stands',
-      );
-      // A cancelled statement stays a cancellation (504); any other failure is the database's (500 DB_ERROR).
-      if (this.required) throw mapDbError(error, this.dialect);
+      const mapped = mapDbError(error, this.dialect);
+      const fields = { requestId: caller.requestId, model: this.model.name, operation, table: this.table, err: String((error as Error)?.message ?? error) };
+      if (mapped.code === 'TIMEOUT' || caller.cancel?.aborted) {
+        caller.log.warn(fields, 'history write cancelled; the write is rolled back');
+        throw mapped;
+      }
+      if (this.required) {
+        caller.log.error(fields, 'history write failed; the write is rolled back (versioned_required)');
+        throw mapped;
+      }
+      caller.log.error(fields, 'history write failed');
+      caller.afterCommit?.(() => caller.log.error(fields, 'history write failed; the write stands'));
     }
   }
 

@@ -233,16 +233,18 @@ export class ModelStore {
     if (this.model.inbound.length > 0) return this.referential.remove(db, this.model, id, options);
     const marker = this.model.options.softDelete;
     const scope = this.own(options.scope);
+    // One instant for the marker and updated_at.
+    const at = now();
     if (scope.length === 0) {
       const result = marker
-        ? await db.run(this.templates.softDeleteById!, [marker.type === 'boolean' ? true : now(), now(), id], options)
+        ? await db.run(this.templates.softDeleteById!, [marker.type === 'boolean' ? true : at, at, id], options)
         : await db.run(this.templates.deleteById, [id], options);
       return result.changes > 0;
     }
     const sql = new SqlBuilder(this.dialect);
     if (marker) {
-      sql.text('UPDATE ').id(this.model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : now());
-      sql.text(', ').id('updated_at').text(' = ').value(now());
+      sql.text('UPDATE ').id(this.model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : at);
+      sql.text(', ').id('updated_at').text(' = ').value(at);
     } else {
       sql.text('DELETE FROM ').id(this.model.table);
     }

@@ -56,16 +56,20 @@ export class ReferentialDelete {
     const work = async (tx: Executor) => {
       const sql = this.select(model, 'id', [id], true);
       writeScope(sql, model, scopeFor(model, options.scope, true));
+      // Locked until the transaction ends: a concurrent delete of the same row waits here, then
+      // finds it gone (or marked) and answers 404 instead of deleting, cascading and observing again.
+      sql.text(this.dialect.lockRowsClause);
       const row = await tx.get(sql.sql, sql.params, options);
       if (!row) return false;
       const visited = new Map<ModelMeta, Set<string>>();
-      await this.removeRows(tx, model, [this.decode(model)(row)], !model.options.softDelete, 0, null, visited, options);
-      return true;
+      // Counted, not assumed: the row was live and locked, so this is 1 unless the lock did not hold.
+      const changed = await this.removeRows(tx, model, [this.decode(model)(row)], !model.options.softDelete, 0, null, visited, options);
+      return changed > 0;
     };
     return db.inTransaction ? work(db) : db.transaction(work, options);
   }
 
-  /** SELECT every column of `model` where `column` is one of `values` (live rows only when `liveOnly`). */
+  /** SELECT every column of `model` where `column` is one of `values` (live rows only when `liveOnly`); callers add the lock. */
   private select(model: ModelMeta, column: string, values: string[], liveOnly: boolean): SqlBuilder {
     const sql = new SqlBuilder(this.dialect).text('SELECT ').join(model.fields, ', ', (f, s) => s.id(f.column));
     sql.text(' FROM ').id(model.table).text(' WHERE ');
@@ -84,12 +88,12 @@ export class ReferentialDelete {
     via: BelongsTo | null,
     visited: Map<ModelMeta, Set<string>>,
     options: RemoveOptions,
-  ): Promise<void> {
+  ): Promise<number> {
     const seen = visited.get(model) ?? new Set<string>();
     visited.set(model, seen);
     // A cycle of cascades reaches rows already on their way out: they are handled once.
     const fresh = rows.filter((r) => !seen.has(r.id as string));
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return 0;
     for (const row of fresh) seen.add(row.id as string);
     const ids = fresh.map((r) => r.id as string);
 
@@ -97,6 +101,8 @@ export class ReferentialDelete {
       // A removed parent must lose every reference, soft-deleted children's too; a marked parent only its live ones.
       const sql = this.select(child, relation.column, ids, !hard);
       writeScope(sql, child, scopeFor(child, options.scope, false));
+      // Locked like the parent: a child deleted concurrently is changed (and observed) by one transaction only.
+      sql.text(this.dialect.lockRowsClause);
       const children = (await tx.all(sql.sql, sql.params, options)).map(this.decode(child));
       const pending = children.filter((c) => !(visited.get(child)?.has(c.id as string)));
       if (pending.length === 0) continue;
@@ -122,15 +128,19 @@ export class ReferentialDelete {
       write.text('DELETE FROM ').id(model.table).text(' WHERE ');
       this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
     } else {
-      write.text('UPDATE ').id(model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : now());
-      write.text(', ').id('updated_at').text(' = ').value(now()).text(' WHERE ');
+      const at = now();
+      write.text('UPDATE ').id(model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : at);
+      write.text(', ').id('updated_at').text(' = ').value(at).text(' WHERE ');
       this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
+      // A row already marked keeps its marker: deleting twice never moves deleted_at.
+      write.text(` AND ${notDeleted(model.manifest, this.dialect)!}`);
     }
-    await tx.run(write.sql, write.params, options);
+    const { changes } = await tx.run(write.sql, write.params, options);
     if (via && options.observe) {
       const action = hard || !marker ? 'delete' : 'softDelete';
       for (const before of fresh) await options.observe({ model, action, before, after: null, relation: via, depth, tx });
     }
+    return changes;
   }
 
   private async clearReferences(tx: Executor, child: ModelMeta, relation: BelongsTo, rows: RecordData[], depth: number, options: RemoveOptions): Promise<void> {
