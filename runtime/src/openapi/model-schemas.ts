@@ -4,6 +4,7 @@
  * models, the history row.
  */
 import type { ModelMeta } from '../registry/model-meta.js';
+import { TRUNCATED_KEY } from '../store/codec.js';
 import { localeMapSchema, requestFieldSchema, responseFieldSchema } from './field-schemas.js';
 import { ref, type Schema } from './types.js';
 
@@ -42,6 +43,15 @@ export function recordSchema(model: ModelMeta): Schema {
       relation.kind === 'belongsTo'
         ? { anyOf: [target, { type: 'null' }], readOnly: true, description: `the ${relation.target} of ${relation.field}; present with include=${relation.key}` }
         : { type: 'array', items: target, readOnly: true, description: `related ${relation.target} records; present with include=${relation.key}` };
+  }
+  const cuttable = [...model.relations.values()].filter((r) => r.kind !== 'belongsTo').map((r) => r.key);
+  if (cuttable.length > 0) {
+    properties[TRUNCATED_KEY] = {
+      type: 'array',
+      items: { type: 'string', enum: cuttable },
+      readOnly: true,
+      description: 'the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was',
+    };
   }
   return {
     type: 'object',

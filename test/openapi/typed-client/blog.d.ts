@@ -645,6 +645,8 @@ export interface components {
             readonly updated_at: string;
             /** @description related User records; present with include=users */
             readonly users?: components["schemas"]["User"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "users"[];
         };
         /** @description A Company under select=: only the chosen fields (and included relations) are present. */
         CompanySelection: {
@@ -658,6 +660,8 @@ export interface components {
             readonly updated_at?: string;
             /** @description related User records; present with include=users */
             readonly users?: components["schemas"]["User"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "users"[];
         };
         /** @description Writable fields of a new Company; id, timestamps, readonly and unknown keys are ignored. */
         CompanyCreate: {
@@ -711,6 +715,8 @@ export interface components {
             readonly comments?: components["schemas"]["Comment"][];
             /** @description related Tag records; present with include=tags */
             readonly tags?: components["schemas"]["Tag"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("comments" | "tags")[];
         };
         /** @description A Post under select=: only the chosen fields (and included relations) are present. */
         PostSelection: {
@@ -742,6 +748,8 @@ export interface components {
             readonly comments?: components["schemas"]["Comment"][];
             /** @description related Tag records; present with include=tags */
             readonly tags?: components["schemas"]["Tag"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("comments" | "tags")[];
         };
         /** @description Writable fields of a new Post; id, timestamps, readonly and unknown keys are ignored. */
         PostCreate: {
@@ -848,6 +856,8 @@ export interface components {
             readonly updated_at: string;
             /** @description related Post records; present with include=posts */
             readonly posts?: components["schemas"]["Post"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "posts"[];
         };
         /** @description A Tag under select=: only the chosen fields (and included relations) are present. */
         TagSelection: {
@@ -860,6 +870,8 @@ export interface components {
             readonly updated_at?: string;
             /** @description related Post records; present with include=posts */
             readonly posts?: components["schemas"]["Post"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "posts"[];
         };
         /** @description Writable fields of a new Tag; id, timestamps, readonly and unknown keys are ignored. */
         TagCreate: {
@@ -903,6 +915,8 @@ export interface components {
             readonly posts?: components["schemas"]["Post"][];
             /** @description related Comment records; present with include=comments */
             readonly comments?: components["schemas"]["Comment"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("posts" | "comments")[];
         };
         /** @description A User under select=: only the chosen fields (and included relations) are present. */
         UserSelection: {
@@ -926,6 +940,8 @@ export interface components {
             readonly posts?: components["schemas"]["Post"][];
             /** @description related Comment records; present with include=comments */
             readonly comments?: components["schemas"]["Comment"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("posts" | "comments")[];
         };
         /** @description Writable fields of a new User; id, timestamps, readonly and unknown keys are ignored. */
         UserCreate: {
@@ -1145,7 +1161,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("approved:asc" | "approved:desc" | "post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "user.name:asc" | "user.name:desc" | "user.role:asc" | "user.role:desc" | "user.created_at:asc" | "user.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -1236,7 +1252,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("approved:asc" | "approved:desc" | "post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "user.name:asc" | "user.name:desc" | "user.role:asc" | "user.role:desc" | "user.created_at:asc" | "user.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -1286,7 +1302,7 @@ export interface operations {
     readComment: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
@@ -1366,7 +1382,7 @@ export interface operations {
     readCommentHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
@@ -1461,7 +1477,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -1550,7 +1566,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -1598,7 +1614,7 @@ export interface operations {
     readCompany: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
@@ -1678,7 +1694,7 @@ export interface operations {
     readCompanyHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
@@ -1901,7 +1917,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "tag.name:asc" | "tag.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -1990,7 +2006,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "tag.name:asc" | "tag.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -2038,7 +2054,7 @@ export interface operations {
     readPostTag: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
@@ -2118,7 +2134,7 @@ export interface operations {
     readPostTagHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
@@ -2213,7 +2229,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("title:asc" | "title:desc" | "status:asc" | "status:desc" | "views:asc" | "views:desc" | "rating:asc" | "rating:desc" | "publishedAt:asc" | "publishedAt:desc" | "created_at:asc" | "created_at:desc" | "author.name:asc" | "author.name:desc" | "author.role:asc" | "author.role:desc" | "author.created_at:asc" | "author.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -2308,7 +2324,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("title:asc" | "title:desc" | "status:asc" | "status:desc" | "views:asc" | "views:desc" | "rating:asc" | "rating:desc" | "publishedAt:asc" | "publishedAt:desc" | "created_at:asc" | "created_at:desc" | "author.name:asc" | "author.name:desc" | "author.role:asc" | "author.role:desc" | "author.created_at:asc" | "author.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -2360,7 +2376,7 @@ export interface operations {
     readPost: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
@@ -2446,7 +2462,7 @@ export interface operations {
     readPostHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
@@ -2609,7 +2625,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -2698,7 +2714,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -2746,7 +2762,7 @@ export interface operations {
     readTag: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
@@ -2826,7 +2842,7 @@ export interface operations {
     readTagHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
@@ -2921,7 +2937,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc" | "role:asc" | "role:desc" | "created_at:asc" | "created_at:desc" | "company.name:asc" | "company.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -3012,7 +3028,7 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc" | "role:asc" | "role:desc" | "created_at:asc" | "created_at:desc" | "company.name:asc" | "company.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
@@ -3062,7 +3078,7 @@ export interface operations {
     readUser: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
@@ -3142,7 +3158,7 @@ export interface operations {
     readUserHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
