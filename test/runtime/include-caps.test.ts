@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Context, Executor } from '@mfx/runtime';
-import { compile, tempProject } from '../compiler/support.js';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -149,18 +148,3 @@ for (const backend of await backends()) {
     });
   });
 }
-
-describe('the query_limits directive takes the include caps', () => {
-  it('compiles maxIncludePerParent and maxIncludeRows into the model options', () => {
-    const project = tempProject({
-      'models.ts': "import type { Model } from '@mfx/runtime';\n\n/** @mfx query_limits:maxIncludePerParent=5|maxIncludeRows=50 */\nexport interface Shelf extends Model {\n  name: string;\n}\n",
-    });
-    try {
-      const built = compile([project.path('models.ts')], { outDir: project.path('.mfx') });
-      assert.deepEqual(built.diagnostics, []);
-      assert.deepEqual(built.manifest?.models[0].options.queryLimits, { maxIncludePerParent: 5, maxIncludeRows: 50 });
-    } finally {
-      project.remove();
-    }
-  });
-});

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Adapter, App } from '@mfx/runtime';
 import { type ColumnSpec, modelTable, searchColumns, type TableSpec } from '@mfx/runtime/sql';
-import { backends } from '../support/backends.js';
+import { type Backend, backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const conflict = (column: string) => ({ code: 'CONFLICT', message: `a record with this ${column} already exists` });
@@ -52,6 +52,19 @@ async function createOldSchema(app: App, adapter: Adapter, notUnique: readonly s
   for (const { spec } of specs) {
     for (const column of spec.columns) if (column.references) for (const statement of dialect.addForeignKey(spec.name, column.name, column.references)) await adapter.raw(statement);
   }
+}
+
+/** A server on the fixture whose tables were created the old way and filled by `fill` before it migrates. */
+function startOnOldSchema(backend: Backend, fill: (adapter: Adapter) => Promise<unknown>, notUnique: readonly string[] = [], extra?: ColumnSpec): Promise<TestServer> {
+  let app: App;
+  return startServer(backend, {
+    fixture: 'soft-unique',
+    setup: (a) => void (app = a),
+    async prepare(adapter) {
+      await createOldSchema(app, adapter, notUnique, extra);
+      await fill(adapter);
+    },
+  });
 }
 
 const now = new Date().toISOString();
@@ -121,17 +134,11 @@ for (const backend of await backends()) {
     let server: TestServer;
     const ids = { live: randomUUID(), gone: randomUUID(), order: randomUUID(), account: randomUUID() };
     before(async () => {
-      let app: App;
-      server = await startServer(backend, {
-        fixture: 'soft-unique',
-        setup: (a) => void (app = a),
-        async prepare(adapter) {
-          await createOldSchema(app, adapter);
-          await insertCustomer(adapter, ids.live, 'live@example.com', 'Ann Live', 'L1', null);
-          await insertCustomer(adapter, ids.gone, 'gone@example.com', 'Grace Gone', 'G1', now);
-          await adapter.raw('INSERT INTO orders (id, "customerId", amount, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [ids.order, ids.gone, 5, now, now]);
-          await adapter.raw('INSERT INTO accounts (id, handle, region, number, created_at, updated_at, is_deleted) VALUES (?, ?, ?, ?, ?, ?, ?)', [ids.account, 'old', 'eu', 1, now, now, true]);
-        },
+      server = await startOnOldSchema(backend, async (adapter) => {
+        await insertCustomer(adapter, ids.live, 'live@example.com', 'Ann Live', 'L1', null);
+        await insertCustomer(adapter, ids.gone, 'gone@example.com', 'Grace Gone', 'G1', now);
+        await adapter.raw('INSERT INTO orders (id, "customerId", amount, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [ids.order, ids.gone, 5, now, now]);
+        await adapter.raw('INSERT INTO accounts (id, handle, region, number, created_at, updated_at, is_deleted) VALUES (?, ?, ?, ?, ?, ?, ?)', [ids.account, 'old', 'eu', 1, now, now, true]);
       });
     });
     after(async () => server?.close());
@@ -175,17 +182,15 @@ for (const backend of await backends()) {
     let server: TestServer;
     const ids = { a: randomUUID(), b: randomUUID() };
     before(async () => {
-      let app: App;
-      server = await startServer(backend, {
-        fixture: 'soft-unique',
-        setup: (a) => void (app = a),
-        async prepare(adapter) {
-          // `code` was not unique before: two live customers share a code.
-          await createOldSchema(app, adapter, ['code']);
+      // `code` was not unique before: two live customers share a code.
+      server = await startOnOldSchema(
+        backend,
+        async (adapter) => {
           await insertCustomer(adapter, ids.a, 'a@example.com', 'A', 'SAME', null);
           await insertCustomer(adapter, ids.b, 'b@example.com', 'B', 'SAME', null);
         },
-      });
+        ['code'],
+      );
     });
     after(async () => server?.close());
 
@@ -211,14 +216,10 @@ for (const backend of await backends()) {
     describe(`SQLite rebuilds only a table that matches its model (${backend.name})`, { skip: backend.skip }, () => {
       let server: TestServer;
       before(async () => {
-        let app: App;
-        server = await startServer(backend, {
-          fixture: 'soft-unique',
-          setup: (a) => void (app = a),
-          async prepare(adapter) {
-            await createOldSchema(app, adapter, [], { name: 'legacy', type: 'string', nullable: true });
-            await insertCustomer(adapter, randomUUID(), 'gone@example.com', 'Gone', null, now);
-          },
+        server = await startOnOldSchema(backend, (adapter) => insertCustomer(adapter, randomUUID(), 'gone@example.com', 'Gone', null, now), [], {
+          name: 'legacy',
+          type: 'string',
+          nullable: true,
         });
       });
       after(async () => server?.close());
