@@ -26,7 +26,7 @@ import type { TableSpec } from './sql/schema.js';
 import { ModelStore } from './store/model-store.js';
 import { type ActionDefinition, describeAction } from './actions/action.js';
 import { ActionRegistry } from './actions/registry.js';
-import { ACTION_USER_STEPS, actionDefaults } from './actions/chain.js';
+import { ACTION_USER_STEPS, actionDefaults, skippedByPublicAction } from './actions/chain.js';
 import { mountActions } from './actions/mount.js';
 import { hookMeta, type RegisteredHook } from './pipeline/hook-meta.js';
 import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
@@ -319,7 +319,15 @@ export class App {
           this.config.pathPrefix,
           this.actionRegistry.all.map(({ def, descriptor }) => ({
             descriptor,
-            chain: this.pipeline.build(null, 'action', actionDefaults(def, descriptor.status, this.config.bodyLimit), this.config.trace, this.log, ACTION_USER_STEPS),
+            chain: this.pipeline.build(
+              null,
+              'action',
+              actionDefaults(def, descriptor.status, this.config.bodyLimit),
+              this.config.trace,
+              this.log,
+              ACTION_USER_STEPS,
+              descriptor.public ? skippedByPublicAction : undefined,
+            ),
           })),
           (req, res, chain) => void dispatch(deps, req, res, null, 'action', chain),
         );

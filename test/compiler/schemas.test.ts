@@ -15,7 +15,8 @@ describe('body schemas', () => {
   it('an object with additional properties allowed; required only on create; no defaults anywhere', () => {
     const { create, update } = schemas('Post');
     assert.deepEqual(Object.keys(create), ['type', 'properties', 'required', 'additionalProperties']);
-    assert.deepEqual([create.type, create.additionalProperties, create.required], ['object', true, ['title']]);
+    // A NOT NULL foreign key without a default is required on create too (its zero value names no parent).
+    assert.deepEqual([create.type, create.additionalProperties, create.required], ['object', true, ['title', 'userId']]);
     assert.deepEqual(Object.keys(update), ['type', 'properties', 'additionalProperties']);
     assert.ok(!JSON.stringify(manifest.models.map((m) => m.schemas)).includes('"default"'));
   });

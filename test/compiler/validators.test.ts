@@ -51,13 +51,13 @@ for (const [format, load] of [['CommonJS', () => cjs], ['ES module', () => esm]]
 
     it('accepts valid bodies, and unknown keys', () => {
       const create = load().Post__create;
-      assert.equal(create({ title: 'Hello', views: 3, rating: null, publishedAt: '2024-05-01T10:00:00Z', keywords: ['a'], extra: 1 }), true);
+      assert.equal(create({ title: 'Hello', userId: 'u1', views: 3, rating: null, publishedAt: '2024-05-01T10:00:00Z', keywords: ['a'], extra: 1 }), true);
       assert.equal(load().Post__update({}), true);
     });
 
     it('reports every failing rule with its instancePath and keyword', () => {
       const create = load().Post__create;
-      assert.deepEqual(failures(create, { views: -1, rating: 7, status: 'gone', publishedAt: 'yesterday', keywords: ['a', 2], title: '' }), [
+      assert.deepEqual(failures(create, { views: -1, rating: 7, status: 'gone', publishedAt: 'yesterday', keywords: ['a', 2], title: '', userId: 'u1' }), [
         ['/keywords/1', 'type'],
         ['/publishedAt', 'format'],
         ['/rating', 'maximum'],
@@ -65,7 +65,8 @@ for (const [format, load] of [['CommonJS', () => cjs], ['ES module', () => esm]]
         ['/title', 'minLength'],
         ['/views', 'minimum'],
       ]);
-      assert.deepEqual(failures(create, {}), [['', 'required']]);
+      assert.deepEqual(failures(create, {}), [['', 'required'], ['', 'required']]);
+      assert.deepEqual(create.errors?.map((e) => e.params.missingProperty), ['title', 'userId']);
     });
 
     it('null is refused for non-nullable fields and accepted for nullable ones', () => {

@@ -112,7 +112,8 @@ for (const backend of await backends()) {
 
     it('describes the create and update bodies with the validators\' rules', () => {
       const { PostCreate, PostUpdate, UserCreate } = doc.components.schemas;
-      assert.deepEqual(PostCreate.required, ['title']);
+      // Issue 14: a NOT NULL foreign key the server needs is required, as the validator says.
+      assert.deepEqual(PostCreate.required, ['title', 'userId']);
       assert.deepEqual(PostCreate.properties.title, { type: 'string', minLength: 1, maxLength: 200 });
       assert.deepEqual(PostCreate.properties.views, { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 });
       assert.deepEqual(PostCreate.properties.rating, { type: ['number', 'null'], minimum: 0, maximum: 5 });
@@ -140,7 +141,9 @@ for (const backend of await backends()) {
       assert.equal(sorts.includes('body:asc'), false, 'body is not sortable');
       assert.deepEqual(params.include.schema.items.enum, ['author', 'author.company', 'author.posts', 'author.comments', 'comments', 'comments.post', 'comments.user', 'tags', 'tags.posts']);
       assert.ok(params['#/components/parameters/page'] && params['#/components/parameters/limit']);
-      assert.deepEqual(doc.components.parameters.limit.schema, { type: 'integer', minimum: 1, maximum: 200, default: 20 });
+      // Issue 14: larger values are clamped, not refused, so the schema has no maximum and the description says so.
+      assert.deepEqual(doc.components.parameters.limit.schema, { type: 'integer', minimum: 1, default: 20 });
+      assert.match(doc.components.parameters.limit.description, /clamped to 200/);
       assert.match(params.q.description, /title, body/);
       assert.match(params.cursor.description, /created_at/);
       assert.ok(params.select.schema.items.enum.includes('title'));
@@ -242,7 +245,7 @@ describe('OpenAPI document of the kitchen-sink fixture (every directive)', () =>
     assert.equal(ProductCreate.properties.importedFrom, undefined, 'readonly fields are not writable');
     assert.deepEqual(ProductCreate.properties.price, { type: 'number', minimum: 0.5, maximum: 10000, default: 9.99 });
     assert.deepEqual(ProductCreate.properties.name, { type: 'string', minLength: 1, maxLength: 120 });
-    assert.deepEqual(ProductCreate.required, ['name']);
+    assert.deepEqual(ProductCreate.required, ['name', 'makerId']);
     assert.equal(ProductUpdate.properties.sku, undefined, 'immutable');
     assert.ok(Product.properties.title_i18n, 'split localized field carries its locale map');
     assert.equal(Product.properties.tagline_i18n, undefined, 'resolve mode has no companion');

@@ -29,7 +29,7 @@ describe('fieldRoles', () => {
   const roles = (changes: Partial<FieldManifest>) => fieldRoles({ ...base, ...changes });
 
   it('a plain filterable, sortable, searchable text field has every role', () => {
-    assert.deepEqual(roles({}), { writable: true, updatable: true, visible: true, filterable: true, sortable: true, selectable: true, searchable: true, recorded: true });
+    assert.deepEqual(roles({}), { writable: true, requiredOnCreate: false, updatable: true, visible: true, filterable: true, sortable: true, selectable: true, searchable: true, recorded: true });
   });
 
   it('writeonly and hidden fields never leave the server: not visible, not queryable, not recorded', () => {
@@ -49,6 +49,15 @@ describe('fieldRoles', () => {
   it('readonly and base columns are not writable; immutable is writable but not updatable', () => {
     assert.deepEqual([roles({ readonly: true }).writable, roles({ base: 'created_at' }).writable], [false, false]);
     assert.deepEqual([roles({ immutable: true }).writable, roles({ immutable: true }).updatable], [true, false]);
+  });
+
+  it('required on create: declared required, or a writable NOT NULL foreign key without a default', () => {
+    assert.equal(roles({ required: true }).requiredOnCreate, true);
+    assert.equal(roles({ relation: 'author', nullable: false }).requiredOnCreate, true);
+    assert.equal(roles({ relation: 'author', nullable: true }).requiredOnCreate, false, 'a nullable key may be left out');
+    assert.equal(roles({ relation: 'author', nullable: false, default: 'u1' }).requiredOnCreate, false, 'a default fills it');
+    assert.equal(roles({ relation: 'author', nullable: false, readonly: true }).requiredOnCreate, false, 'the server fills a readonly key');
+    assert.equal(roles({ required: true, hidden: true }).requiredOnCreate, false, 'never for a field the body cannot carry');
   });
 
   it('searchable covers plain text only', () => {

@@ -59,7 +59,7 @@ describe('SQL templates', () => {
       t.createTable,
       `CREATE TABLE IF NOT EXISTS "notes" (
   "id" TEXT PRIMARY KEY,
-  "title" TEXT NOT NULL DEFAULT '' UNIQUE,
+  "title" TEXT NOT NULL DEFAULT '',
   "pinned" INTEGER NOT NULL DEFAULT 1,
   "tags" TEXT NOT NULL DEFAULT '[]',
   "ownerId" TEXT REFERENCES "users" ("id"),
@@ -68,7 +68,11 @@ describe('SQL templates', () => {
   "deleted_at" TEXT
 )`,
     );
-    assert.deepEqual(t.createIndexes, ['CREATE INDEX IF NOT EXISTS "idx_notes_ownerId" ON "notes" ("ownerId")']);
+    // Issue 14: on a soft-delete model a unique value binds live rows only (a partial index, not a UNIQUE column).
+    assert.deepEqual(t.createIndexes, [
+      'CREATE UNIQUE INDEX IF NOT EXISTS "uq_notes_title" ON "notes" ("title") WHERE "deleted_at" IS NULL',
+      'CREATE INDEX IF NOT EXISTS "idx_notes_ownerId" ON "notes" ("ownerId")',
+    ]);
     assert.deepEqual(t.foreignKeys, []);
     assert.equal(
       t.selectById,
@@ -84,7 +88,7 @@ describe('SQL templates', () => {
       t.createTable,
       `CREATE TABLE IF NOT EXISTS "notes" (
   "id" text PRIMARY KEY,
-  "title" text NOT NULL DEFAULT '' UNIQUE,
+  "title" text NOT NULL DEFAULT '',
   "pinned" boolean NOT NULL DEFAULT TRUE,
   "tags" jsonb NOT NULL DEFAULT '[]'::jsonb,
   "ownerId" text,
@@ -93,6 +97,9 @@ describe('SQL templates', () => {
   "deleted_at" timestamptz
 )`,
     );
+    assert.equal(t.createIndexes[0], 'CREATE UNIQUE INDEX IF NOT EXISTS "uq_notes_title" ON "notes" ("title") WHERE "deleted_at" IS NULL');
+    const flagged = buildSqlTemplates({ ...note, options: { ...note.options, softDelete: { field: 'is_deleted', column: 'is_deleted', type: 'boolean' } } }, tables, postgres);
+    assert.equal(flagged.createIndexes[0], 'CREATE UNIQUE INDEX IF NOT EXISTS "uq_notes_title" ON "notes" ("title") WHERE "is_deleted" = FALSE');
     assert.equal(t.foreignKeys.length, 1);
     assert.match(t.foreignKeys[0], /ALTER TABLE "notes" ADD CONSTRAINT "fk_notes_ownerId" FOREIGN KEY \("ownerId"\) REFERENCES "users" \("id"\)/);
     assert.match(t.insert, /VALUES \(\$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8\) RETURNING/);

@@ -61,14 +61,14 @@ export class ResponseValidator {
    * pages) only by their type.
    */
   check(method: string, pathAndQuery: string, status: number, text: string, contentType?: string | null): string | null {
-    const [path, query = ''] = pathAndQuery.split('?');
+    const [path] = pathAndQuery.split('?');
     const verb = method.toLowerCase();
     const template = this.template(path);
     const operation = template ? this.doc.paths[template.path][verb] : undefined;
     if (!operation) {
       // Not a documented route: only an error envelope (404 no route, 405, 414) may come back.
       if (status < 400) return `${method} ${path} answered ${status} but the document has no such operation`;
-      return this.checkBody('/components/schemas/Error', status, text, false);
+      return this.checkBody('/components/schemas/Error', status, text);
     }
     const base = pointer('', 'paths', template!.path, verb, 'responses');
     // `default` covers any status an operation does not list (custom actions use it).
@@ -76,7 +76,7 @@ export class ResponseValidator {
     let response = operation.responses[key];
     let responsePointer = `${base}/${key}`;
     if (!response) {
-      if (BEFORE_ROUTING.has(status)) return this.checkBody('/components/schemas/Error', status, text, false);
+      if (BEFORE_ROUTING.has(status)) return this.checkBody('/components/schemas/Error', status, text);
       return `${method} ${template!.path} answered ${status}, which the document does not list (documented: ${Object.keys(operation.responses).join(', ')})`;
     }
     if (response.$ref) {
@@ -96,11 +96,10 @@ export class ResponseValidator {
       // A non-JSON content type (export files, streamed actions): JSON answered there is a mismatch.
       return mediaType === 'application/json' ? `${method} ${template!.path} ${status} answered JSON, which the document does not list (documented: ${Object.keys(response.content).join(', ')})` : null;
     }
-    const relaxRequired = new URLSearchParams(query).has('select');
-    return this.checkBody(`${responsePointer}/content/${pointer('application/json')}/schema`, status, text, relaxRequired, `${method} ${template!.path}`);
+    return this.checkBody(`${responsePointer}/content/${pointer('application/json')}/schema`, status, text, `${method} ${template!.path}`);
   }
 
-  private checkBody(schemaPointer: string, status: number, text: string, relaxRequired: boolean, what = 'error envelope'): string | null {
+  private checkBody(schemaPointer: string, status: number, text: string, what = 'error envelope'): string | null {
     if (text === '') return `${what} ${status} has no body but the document describes one`;
     let body: unknown;
     try {
@@ -110,9 +109,7 @@ export class ResponseValidator {
     }
     const validate = this.validatorFor(schemaPointer);
     if (validate(body)) return null;
-    // `select` returns only the chosen keys: records then lack required ones by design.
-    const errors = (validate.errors ?? []).filter((e) => !(relaxRequired && e.keyword === 'required' && e.instancePath.startsWith('/data')));
-    if (errors.length === 0) return null;
+    const errors = validate.errors ?? [];
     return `${what} ${status} does not match the document: ${errors
       .slice(0, 5)
       .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)

@@ -81,7 +81,7 @@ export function propertySchema(field: FieldManifest): Schema {
 export function bodySchemas(fields: FieldManifest[]): BodySchemas {
   const writable = fields.filter((f) => fieldRoles(f).writable);
   const updatable = fields.filter((f) => fieldRoles(f).updatable);
-  const required = writable.filter((f) => f.required).map((f) => f.name);
+  const required = writable.filter((f) => fieldRoles(f).requiredOnCreate).map((f) => f.name);
   return {
     create: objectSchema(writable, required),
     update: objectSchema(updatable, []),

@@ -13,6 +13,12 @@ import type { FieldManifest } from './types.js';
 export interface FieldRoles {
   /** Accepted in a create body: not a base column, not readonly, not hidden. */
   writable: boolean;
+  /**
+   * Must be in a create body: writable and declared `required`, or a
+   * writable NOT NULL foreign key without a default (its zero value `''`
+   * names no parent, so leaving it out could only fail later).
+   */
+  requiredOnCreate: boolean;
   /** Accepted in an update body: writable and not immutable. */
   updatable: boolean;
   /** Present in response records: neither hidden nor writeonly. */
@@ -31,7 +37,7 @@ export interface FieldRoles {
 
 export type FieldRole = keyof FieldRoles;
 
-export const FIELD_ROLES: readonly FieldRole[] = ['writable', 'updatable', 'visible', 'filterable', 'sortable', 'selectable', 'searchable', 'recorded'];
+export const FIELD_ROLES: readonly FieldRole[] = ['writable', 'requiredOnCreate', 'updatable', 'visible', 'filterable', 'sortable', 'selectable', 'searchable', 'recorded'];
 
 /**
  * The roles of one field. Pure and cheap, but callers compute it once per
@@ -44,8 +50,10 @@ export function fieldRoles(field: FieldManifest): FieldRoles {
   const writable = !field.base && !field.readonly && !field.hidden;
   const visible = !field.hidden && !field.writeonly;
   const secret = field.encrypted !== undefined;
+  const foreignKey = field.relation !== undefined && !field.nullable && field.default === undefined;
   return {
     writable,
+    requiredOnCreate: writable && (field.required || foreignKey),
     updatable: writable && !field.immutable,
     visible,
     filterable: field.filterable && visible && !secret,

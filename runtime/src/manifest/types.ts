@@ -163,6 +163,10 @@ export interface QueryLimits {
   maxOrGroupClauses: number;
   maxSorts: number;
   maxIncludes: number;
+  /** Related records one relation of one record may carry (`include`); more are cut and the record marks the key in `_truncated`. */
+  maxIncludePerParent: number;
+  /** Related records one response may carry through `include`, every path and level counted as sent; more is 400. */
+  maxIncludeRows: number;
   aggregateSelect: number;
   aggregateGroupBy: number;
   aggregateWhere: number;

@@ -1,8 +1,9 @@
 import type { Adapter, ColumnInfo, Executor } from '../db/adapter.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelMeta } from '../registry/model-meta.js';
-import type { SchemaSnapshot } from '../sql/dialect.js';
-import { type ColumnSpec, type ForeignKeySpec, historyTable, modelTable, searchColumns, type TableSpec } from '../sql/schema.js';
+import { liveDuplicatesQuery } from '../sql/ddl.js';
+import type { SchemaSnapshot, SqlDialect, UniqueKeyInfo } from '../sql/dialect.js';
+import { type ColumnSpec, type ForeignKeySpec, historyTable, type IndexSpec, modelTable, searchColumns, type TableSpec } from '../sql/schema.js';
 import { systemTablesOf } from './system-tables.js';
 
 export interface MigrationReport {
@@ -54,6 +55,27 @@ export async function migrate(adapter: Adapter, models: readonly ModelMeta[], lo
   return report;
 }
 
+/** How an existing table's columns differ from what `declarer` (`model Post`) declares: extra columns, other types, other nullability. */
+function columnDifferences(table: TableSpec, columns: readonly ColumnInfo[], dialect: SqlDialect, declarer: string): string[] {
+  const declared = new Map(table.columns.map((c) => [c.name, c]));
+  const out: string[] = [];
+  for (const column of columns) {
+    const expected = declared.get(column.name);
+    if (!expected) {
+      out.push(`${table.name}.${column.name} exists in the database but ${declarer} does not declare it; it is kept (migration never drops columns)`);
+      continue;
+    }
+    const type = dialect.columnType(expected.type).toLowerCase();
+    if (column.type !== type) out.push(`${table.name}.${column.name} is ${column.type} in the database but ${declarer} declares ${type}; migration does not change column types`);
+    if (!expected.primaryKey && column.nullable !== expected.nullable) {
+      out.push(
+        `${table.name}.${column.name} is ${column.nullable ? 'NULL' : 'NOT NULL'} in the database but ${declarer} declares it ${expected.nullable ? 'nullable' : 'not nullable'}; migration does not change nullability`,
+      );
+    }
+  }
+  return out;
+}
+
 /** One migration's work inside its transaction, against the schema read once the lock was held. */
 class Migration {
   readonly report: MigrationReport = { createdTables: [], addedColumns: [], warnings: [] };
@@ -72,11 +94,13 @@ class Migration {
   }
 
   /**
-   * Creates the table, or adds the columns it lacks (when `addColumns`);
-   * then its indexes. The columns it had before, or null when it is new.
+   * Creates the table, or adds the columns it lacks (when `addColumns`) and
+   * moves its unique keys to live rows (`liveOnly` indexes); then its
+   * indexes. The columns it had before, or null when it is new.
    */
   async ensureTable(table: TableSpec, addColumns: boolean): Promise<ColumnInfo[] | null> {
     const existing = this.schema.tables.get(table.name) ?? null;
+    let skipped = new Set<string>();
     if (!existing) {
       await this.exec([this.dialect.createTable(table)]);
       this.report.createdTables.push(table.name);
@@ -89,32 +113,65 @@ class Migration {
         if (added.warning) this.report.warnings.push(added.warning);
         this.report.addedColumns.push(`${table.name}.${column.name}`);
       }
+      skipped = await this.moveUniqueKeysToLiveRows(table, existing);
     }
-    await this.exec(table.indexes.map((index) => this.dialect.createIndex(table.name, index)));
+    await this.exec(table.indexes.filter((index) => !skipped.has(index.name)).map((index) => this.dialect.createIndex(table.name, index)));
     return existing;
+  }
+
+  /**
+   * Soft-delete models bind unique values among live rows: an existing
+   * table's unique constraint (or full unique index) over the same columns
+   * is dropped and the partial index created in its place, in this
+   * transaction. An index live rows already violate is not created (a
+   * warning names it, and the old key, if any, stays); the same when SQLite
+   * would have to rebuild a table that differs from the model. Returns the
+   * names of the indexes left out.
+   */
+  private async moveUniqueKeysToLiveRows(table: TableSpec, columns: readonly ColumnInfo[]): Promise<Set<string>> {
+    const skipped = new Set<string>();
+    const keys = this.schema.uniqueKeys.filter((k) => k.table === table.name);
+    const moves: { index: IndexSpec; old: UniqueKeyInfo[] }[] = [];
+    for (const index of table.indexes) {
+      if (!index.liveOnly || keys.some((k) => k.name === index.name && k.partial)) continue;
+      const names = index.columns.map((c) => (typeof c === 'string' ? c : c.column));
+      const label = `${table.name}.${names.join(', ')}`;
+      const duplicated = await this.db.raw(liveDuplicatesQuery(this.dialect, table.name, index));
+      if (duplicated.length > 0) {
+        skipped.add(index.name);
+        this.report.warnings.push(
+          `${label} holds the same value on several live rows, so the unique index ${index.name} (unique among rows that are not soft-deleted) was not created and the value is not unique yet; fix those rows and migrate again`,
+        );
+        continue;
+      }
+      const replaced = keys.filter((k) => !k.partial && (k.name === index.name || (k.columns.length === names.length && k.columns.every((c, i) => c === names[i]))));
+      moves.push({ index, old: replaced });
+    }
+    const old = [...new Map(moves.flatMap((m) => m.old).map((k) => [k.name, k])).values()];
+    if (old.length === 0) return skipped;
+    const dropped = this.dialect.dropUniqueKeys(table, old);
+    const differences = dropped.rebuildsTable ? columnDifferences(table, columns, this.dialect, 'the model') : [];
+    if (differences.length > 0) {
+      for (const { index } of moves) {
+        skipped.add(index.name);
+        this.report.warnings.push(
+          `${table.name}: the unique key on ${index.columns.join(', ')} still binds soft-deleted rows: moving it to live rows means rebuilding the table (SQLite), which migration does only when the table matches the model, and ${differences.join('; ')}`,
+        );
+      }
+      return skipped;
+    }
+    await this.exec(dropped.statements);
+    if (dropped.rebuildsTable) {
+      this.report.warnings.push(
+        `${table.name} was rebuilt to move its unique keys to live rows (SQLite cannot drop a column's UNIQUE): its rows were copied, its declared indexes and search triggers recreated; indexes or triggers created on it by hand are gone`,
+      );
+    }
+    return skipped;
   }
 
   /** Columns of a model's existing table that differ from the model: kept as they are, and named. */
   reportDrift(model: ModelMeta, table: TableSpec, columns: readonly ColumnInfo[]): void {
-    const declared = new Map(table.columns.map((c) => [c.name, c]));
-    for (const column of columns) {
-      const expected = declared.get(column.name);
-      if (!expected) {
-        this.report.warnings.push(
-          `${table.name}.${column.name} exists in the database but model ${model.name} does not declare it; it is kept (migration never drops columns)`,
-        );
-        continue;
-      }
-      const type = this.dialect.columnType(expected.type).toLowerCase();
-      if (column.type !== type) {
-        this.report.warnings.push(`${table.name}.${column.name} is ${column.type} in the database but model ${model.name} declares ${type}; migration does not change column types`);
-      }
-      if (!expected.primaryKey && column.nullable !== expected.nullable) {
-        this.report.warnings.push(
-          `${table.name}.${column.name} is ${column.nullable ? 'NULL' : 'NOT NULL'} in the database but model ${model.name} declares it ${expected.nullable ? 'nullable' : 'not nullable'}; migration does not change nullability`,
-        );
-      }
-    }
+    this.report.warnings.push(...columnDifferences(table, columns, this.dialect, `model ${model.name}`));
   }
 
   /**

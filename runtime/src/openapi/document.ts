@@ -33,6 +33,29 @@ export function openApiPath(pattern: string): string {
   return pattern.replace(/:([^/]+)/g, '{$1}');
 }
 
+/** Descriptions of the tags the built-in contributions use; a model's tag is described by the model. */
+const BUILT_IN_TAGS: Readonly<Record<string, string>> = {
+  probes: 'Liveness, readiness and health probes: outside the pipeline, public unless probe middleware guards them',
+  documentation: 'This OpenAPI document',
+};
+
+/**
+ * The document's `tags`, so viewers group operations and explain each group:
+ * every tag a served operation carries, in order of first use; a model's tag
+ * carries the model's description (its JSDoc), or says what it holds.
+ */
+function documentTags(paths: Record<string, PathItem>, registry: DocumentSources['registry']): { name: string; description?: string }[] {
+  const names: string[] = [];
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) for (const tag of item[method]?.tags ?? []) if (!names.includes(tag)) names.push(tag);
+  }
+  return names.map((name) => {
+    const model = registry.get(name);
+    const description = model ? (model.manifest.description ?? `${model.name} records, table ${model.table}`) : BUILT_IN_TAGS[name];
+    return description ? { name, description } : { name };
+  });
+}
+
 /**
  * Builds the document from the registry, the configuration, the hooks and
  * the served routes.
@@ -79,6 +102,7 @@ export function buildDocument(inputs: DocumentInputs): OpenApiDocument {
       ...(documentation.description ? { description: documentation.description } : {}),
     },
     servers: [{ url: prefix || '/' }],
+    tags: documentTags(paths, inputs.registry),
     paths,
     components,
   } as unknown as OpenApiDocument;

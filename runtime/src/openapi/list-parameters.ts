@@ -7,6 +7,7 @@ import type { FieldManifest } from '../manifest/types.js';
 import { FILTER_OPS } from '../query/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { TRUNCATED_KEY } from '../store/codec.js';
 import { type Parameter, type Ref, ref } from './types.js';
 
 const JSON_OPS = ['has', 'not_has'];
@@ -72,13 +73,23 @@ function selectParameter(model: ModelMeta): Parameter {
   };
 }
 
+/** What include loads, and its caps (the request model's query limits). */
+function includeDescription(model: ModelMeta): string {
+  const { maxIncludes, maxIncludePerParent, maxIncludeRows } = model.queryLimits;
+  return [
+    `comma-separated relation keys to load (one nested level, \`a.b\`; at most ${maxIncludes} paths); soft-deleted related rows are left out.`,
+    `A list relation carries at most ${maxIncludePerParent} records per record (the first by id): a record whose list was cut names the relation in its \`${TRUNCATED_KEY}\` list (read the rest from the related list route).`,
+    `A response carries at most ${maxIncludeRows} related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less.`,
+  ].join(' ');
+}
+
 function includeParameter(model: ModelMeta, registry: Registry): Parameter | null {
   const values = includeValues(model, registry);
   if (values.length === 0) return null;
   return {
     name: 'include',
     in: 'query',
-    description: 'comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out',
+    description: includeDescription(model),
     style: 'form',
     explode: false,
     schema: { type: 'array', items: { type: 'string', enum: values } },

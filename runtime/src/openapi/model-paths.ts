@@ -37,10 +37,20 @@ function etagHeader(model: ModelMeta): Response['headers'] {
 const ifMatch = (model: ModelMeta): (Parameter | Ref)[] => (model.options.optimisticLock ? [ref('parameters', 'ifMatch')] : []);
 const lockStatuses = (model: ModelMeta): string[] => (model.options.optimisticLock ? ['412'] : []);
 
+function listDescription(model: ModelMeta): string {
+  const { maxFilters, maxSorts, maxIncludes } = model.queryLimits;
+  return [
+    `A page of ${model.name} records${model.options.softDelete ? ' (soft-deleted ones left out unless a filter names the marker)' : ''}, ordered by \`sort\` (by id without one).`,
+    `Narrow it with \`filter\` (at most ${maxFilters} clauses; \`filter[N]\` groups OR together)${model.fieldsWith('searchable').length > 0 ? ' and the full-text `q`' : ''}, sort by up to ${maxSorts} keys, load up to ${maxIncludes} relations with \`include\`, and return only some fields with \`select\`.`,
+    'Page with `page` and `limit`; meta carries the total and the page count.',
+  ].join(' ');
+}
+
 const list: RouteDocumenter = (doc, model, row) =>
   secured(doc, model, row.op, {
     operationId: `list${model.name}`,
     summary: `List ${model.table}`,
+    description: listDescription(model),
     tags: [model.name],
     parameters: [...modelPieces(model, doc.registry).listParameters],
     responses: { '200': { description: `a page of ${model.name} records`, content: json(ref('schemas', schemaNames(model).page)) }, ...doc.errors('400', ...doc.commonStatuses()) },
@@ -50,6 +60,7 @@ const create: RouteDocumenter = (doc, model, row) =>
   secured(doc, model, row.op, {
     operationId: `create${model.name}`,
     summary: `Create a ${model.name}`,
+    description: `Writes a new ${model.name} from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.`,
     tags: [model.name],
     requestBody: { required: true, content: json(ref('schemas', schemaNames(model).create)) },
     responses: {
@@ -63,10 +74,11 @@ const read: RouteDocumenter = (doc, model, row) => {
   const documented = secured(doc, model, row.op, {
     operationId: `read${model.name}`,
     summary: singleton ? `Read the ${model.name} (created from defaults on first access)` : `Read a ${model.name}`,
+    description: `${singleton ? `The one ${model.name}` : `One ${model.name} by id`}${model.options.softDelete ? ' (a soft-deleted one is 404)' : ''}. \`include\` loads related records, \`select\` returns only the chosen fields.`,
     tags: [model.name],
     parameters: [...modelPieces(model, doc.registry).readParameters],
     responses: {
-      '200': { description: `the ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },
+      '200': { description: `the ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).readEnvelope)) },
       ...doc.errors('400', ...(singleton ? [] : ['404']), ...doc.commonStatuses()),
     },
   });
@@ -78,6 +90,7 @@ const update: RouteDocumenter = (doc, model, row) => {
   return secured(doc, model, row.op, {
     operationId: `update${model.name}`,
     summary: singleton ? `Change the ${model.name}` : `Change a ${model.name}`,
+    description: `Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.${model.options.optimisticLock ? ' With If-Match, a stale ETag is 412 and nothing is written.' : ''}`,
     tags: [model.name],
     parameters: ifMatch(model),
     requestBody: { required: true, content: json(ref('schemas', schemaNames(model).update)) },
@@ -92,6 +105,7 @@ const remove: RouteDocumenter = (doc, model, row) =>
   secured(doc, model, row.op, {
     operationId: `delete${model.name}`,
     summary: model.options.softDelete ? `Delete a ${model.name} (soft: the row is marked, not removed)` : `Delete a ${model.name}`,
+    description: `${model.options.softDelete ? 'Marks the record deleted: it leaves lists and reads, its unique values become free again, and its row stays.' : 'Removes the record.'} Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.`,
     tags: [model.name],
     parameters: ifMatch(model),
     responses: { '204': { description: 'deleted; no body' }, ...doc.errors('404', '409', ...lockStatuses(model), ...doc.commonStatuses()) },
@@ -102,6 +116,7 @@ const options: RouteDocumenter = (doc, model, row) =>
   secured(doc, model, row.op, {
     operationId: `options${model.name}${row.pattern.includes('/:') ? 'Item' : ''}`,
     summary: 'Allowed methods (browser preflights are answered earlier by CORS middleware)',
+    description: 'Answers 204 with the Allow header listing the methods this path serves.',
     tags: [model.name],
     responses: { '204': { description: 'no body; see Allow', headers: allowHeader } },
   });

@@ -4,6 +4,7 @@
  * models, the history row.
  */
 import type { ModelMeta } from '../registry/model-meta.js';
+import { TRUNCATED_KEY } from '../store/codec.js';
 import { localeMapSchema, requestFieldSchema, responseFieldSchema } from './field-schemas.js';
 import { ref, type Schema } from './types.js';
 
@@ -12,7 +13,9 @@ export const schemaNames = (model: ModelMeta) => ({
   record: model.name,
   create: `${model.name}Create`,
   update: `${model.name}Update`,
+  selection: `${model.name}Selection`,
   envelope: `${model.name}Envelope`,
+  readEnvelope: `${model.name}ReadEnvelope`,
   page: `${model.name}Page`,
   history: `${model.name}History`,
   historyPage: `${model.name}HistoryPage`,
@@ -41,6 +44,15 @@ export function recordSchema(model: ModelMeta): Schema {
         ? { anyOf: [target, { type: 'null' }], readOnly: true, description: `the ${relation.target} of ${relation.field}; present with include=${relation.key}` }
         : { type: 'array', items: target, readOnly: true, description: `related ${relation.target} records; present with include=${relation.key}` };
   }
+  const cuttable = [...model.relations.values()].filter((r) => r.kind !== 'belongsTo').map((r) => r.key);
+  if (cuttable.length > 0) {
+    properties[TRUNCATED_KEY] = {
+      type: 'array',
+      items: { type: 'string', enum: cuttable },
+      readOnly: true,
+      description: 'the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was',
+    };
+  }
   return {
     type: 'object',
     ...(model.manifest.description ? { description: model.manifest.description } : {}),
@@ -51,6 +63,18 @@ export function recordSchema(model: ModelMeta): Schema {
   };
 }
 
+/**
+ * The record as `select=` shows it: the same keys as the record, none of
+ * them required (only the chosen fields come back, plus included relations).
+ */
+export function selectionSchema(model: ModelMeta): Schema {
+  const { required: _, description: __, ...record } = recordSchema(model);
+  return { ...record, description: `A ${model.name} under select=: only the chosen fields (and included relations) are present.` };
+}
+
+/** What read and list responses carry per record: the full record, or its selection when `select` is sent. */
+const readRecord = (model: ModelMeta): Schema => ({ anyOf: [ref('schemas', model.name), ref('schemas', schemaNames(model).selection)] });
+
 /** A create or update body: the writable fields; unknown keys are accepted and ignored. */
 export function bodySchema(model: ModelMeta, op: 'create' | 'update'): Schema {
   const keys = op === 'create' ? model.createKeys : model.updateKeys;
@@ -58,7 +82,7 @@ export function bodySchema(model: ModelMeta, op: 'create' | 'update'): Schema {
   const required: string[] = [];
   for (const field of keys.values()) {
     properties[field.name] = requestFieldSchema(model, field, op);
-    if (op === 'create' && field.required) required.push(field.name);
+    if (op === 'create' && model.roles(field).requiredOnCreate) required.push(field.name);
   }
   return {
     type: 'object',
@@ -71,12 +95,16 @@ export function bodySchema(model: ModelMeta, op: 'create' | 'update'): Schema {
   };
 }
 
-/** `{ data: record }`, with `meta._dir` for right-to-left locales on localized models. */
-export function envelopeSchema(model: ModelMeta): Schema {
+/**
+ * `{ data: record }`, with `meta._dir` for right-to-left locales on
+ * localized models: the full record (create, update), or the record or its
+ * selection (read, which takes `select`).
+ */
+export function envelopeSchema(model: ModelMeta, data: Schema = ref('schemas', model.name)): Schema {
   return {
     type: 'object',
     properties: {
-      data: ref('schemas', model.name),
+      data,
       ...(hasLocalized(model) ? { meta: ref('schemas', 'RecordMeta') } : {}),
     },
     required: ['data'],
@@ -89,7 +117,7 @@ export function pageSchema(model: ModelMeta): Schema {
   const meta = model.options.cursorField ? { oneOf: [ref('schemas', 'PageMeta'), ref('schemas', 'CursorMeta')] } : ref('schemas', 'PageMeta');
   return {
     type: 'object',
-    properties: { data: { type: 'array', items: ref('schemas', model.name) }, meta },
+    properties: { data: { type: 'array', items: readRecord(model) }, meta },
     required: ['data', 'meta'],
     additionalProperties: false,
   };
@@ -119,10 +147,11 @@ export function historySchema(model: ModelMeta): Schema {
 /** Every component schema of one model, by name. */
 export function modelSchemas(model: ModelMeta): Record<string, Schema> {
   const names = schemaNames(model);
-  const schemas: Record<string, Schema> = { [names.record]: recordSchema(model) };
+  const schemas: Record<string, Schema> = { [names.record]: recordSchema(model), [names.selection]: selectionSchema(model) };
   if (!model.options.singleton) schemas[names.create] = bodySchema(model, 'create');
   schemas[names.update] = bodySchema(model, 'update');
   schemas[names.envelope] = envelopeSchema(model);
+  schemas[names.readEnvelope] = envelopeSchema(model, readRecord(model));
   if (!model.options.singleton) schemas[names.page] = pageSchema(model);
   if (model.options.versioned) {
     schemas[names.history] = historySchema(model);

@@ -113,8 +113,9 @@ export const sharedParameters: Record<string, Parameter> = {
   limit: {
     name: 'limit',
     in: 'query',
-    description: `page size; default ${DEFAULT_LIMIT}, values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}`,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    // No `maximum`: larger values are accepted and clamped, so a validating client must not refuse them.
+    description: `page size; default ${DEFAULT_LIMIT}; any larger value is accepted and clamped to ${MAX_LIMIT} (meta.limit says what was used)`,
+    schema: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT },
   },
   locale: { name: 'locale', in: 'query', description: 'locale code for localized fields', schema: { type: 'string' } },
   ifMatch: {

@@ -155,13 +155,23 @@ export class Pipeline {
   /**
    * The chain for one (model, op): per step, before hooks, the default (or
    * replacements), after hooks. `userSteps` limits the steps whose user hooks
-   * join (custom actions run only Auth and Response hooks).
+   * join (custom actions run only Auth and Response hooks); `skip` leaves
+   * out registered hooks it accepts (a public action skips app-wide
+   * authenticators), judged on the hook as registered.
    */
-  build(model: string | null, op: Op, defaults: StepDefaults, trace: TraceConfig | undefined, log: Logger, userSteps: readonly Step[] = STEPS): Chain {
+  build(
+    model: string | null,
+    op: Op,
+    defaults: StepDefaults,
+    trace: TraceConfig | undefined,
+    log: Logger,
+    userSteps: readonly Step[] = STEPS,
+    skip?: (hook: Hook) => boolean,
+  ): Chain {
     const links: Hook[] = [];
     const tracing = trace?.enabled ? trace : null;
     for (const step of STEPS) {
-      const entries = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op)) : [];
+      const entries = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op) && !skip?.(e.original)) : [];
       const replace = entries.filter((e) => e.position === 'replace');
       const stepLinks = [
         ...entries.filter((e) => e.position === 'before').map((e) => e.hook),

@@ -78,7 +78,10 @@ function message(error: AjvErrorObject, value: unknown, field: FieldManifest | u
   const p = error.params;
   switch (error.keyword) {
     case 'required':
-      return 'is required';
+      // A NOT NULL foreign key is required without the directive: say why, and how to make it optional.
+      return field?.relation !== undefined && !field.required
+        ? `is required: the id of its ${field.relation} (the foreign key is NOT NULL; declare the property \`| null\` to make it optional)`
+        : 'is required';
     case 'type':
       if (value === null) {
         return 'must not be null: send a value, omit the field, or declare the property nullable in the model (`| null`)';

@@ -10,6 +10,8 @@ export const defaultQueryLimits: QueryLimits = {
   maxOrGroupClauses: 8,
   maxSorts: 8,
   maxIncludes: 8,
+  maxIncludePerParent: 100,
+  maxIncludeRows: 5000,
   aggregateSelect: 16,
   aggregateGroupBy: 8,
   aggregateWhere: 32,

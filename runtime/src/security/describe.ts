@@ -1,4 +1,5 @@
 import type { ActionDescriptor } from '../actions/action.js';
+import { skippedByPublicAction } from '../actions/chain.js';
 import { hookMeta, type RegisteredHook, type SecurityScheme } from '../pipeline/hook-meta.js';
 import type { Hook, Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -79,6 +80,10 @@ export function describeSecurity(
     }
   }
   const actionAuth = auth.filter((e) => e.matches(null, 'action')).map((e) => e.hook);
-  const described = actions.map(({ descriptor, auth: own }) => ({ ...descriptor, security: authenticatorNames([...actionAuth, ...own], schemes) }));
+  // A public action runs without the app-wide authenticators (see skippedByPublicAction); only its own document it.
+  const described = actions.map(({ descriptor, auth: own }) => ({
+    ...descriptor,
+    security: authenticatorNames([...(descriptor.public ? actionAuth.filter((h) => !skippedByPublicAction(h)) : actionAuth), ...own], schemes),
+  }));
   return { schemes, operations, actions: described, standalone: [...standalone] };
 }

@@ -1,5 +1,5 @@
 import type { SqlDialect } from './dialect.js';
-import type { ColumnSpec, ForeignKeySpec, IndexSpec, TableSpec } from './schema.js';
+import type { ColumnSpec, ForeignKeySpec, IndexSpec, LiveMarker, TableSpec } from './schema.js';
 
 /**
  * DDL text the two dialects write alike, from structured specs. Each
@@ -46,14 +46,42 @@ export function createTableStatement(dialect: SqlDialect, table: TableSpec, inli
 }
 
 /**
- * `CREATE [UNIQUE] INDEX IF NOT EXISTS`
+ * The condition a live row meets: its soft-delete marker is NULL
+ * (timestamp) or false (flag). Read queries and partial unique indexes
+ * spell it the same way.
+ *
+ * @example
+ * liveCondition(postgres, { column: 'is_deleted', type: 'boolean' }, 'r') // '"r"."is_deleted" = FALSE'
+ */
+export function liveCondition(dialect: SqlDialect, marker: LiveMarker, alias?: string): string {
+  const column = (alias ? `${dialect.quote(alias)}.` : '') + dialect.quote(marker.column);
+  return marker.type === 'boolean' ? `${column} = ${dialect.bool(false)}` : `${column} IS NULL`;
+}
+
+/**
+ * `CREATE [UNIQUE] INDEX IF NOT EXISTS`, partial (`WHERE <live>`) when the index binds live rows only.
  *
  * @example
  * createIndexStatement(sqlite, 'h', { name: 'uq_h', columns: ['a', { column: 'b', descending: true }], unique: true }) // '... ON "h" ("a", "b" DESC)'
  */
 export function createIndexStatement(dialect: SqlDialect, table: string, index: IndexSpec): string {
   const columns = index.columns.map((c) => (typeof c === 'string' ? dialect.quote(c) : `${dialect.quote(c.column)} DESC`));
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${dialect.quote(index.name)} ON ${dialect.quote(table)} (${columns.join(', ')})`;
+  const where = index.liveOnly ? ` WHERE ${liveCondition(dialect, index.liveOnly)}` : '';
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${dialect.quote(index.name)} ON ${dialect.quote(table)} (${columns.join(', ')})${where}`;
+}
+
+/**
+ * A query answering one row when live rows of `table` share a value of the
+ * index's columns (NULLs never collide), none otherwise: whether the unique
+ * index can be created.
+ *
+ * @example
+ * liveDuplicatesQuery(sqlite, 'customers', { name: 'uq_customers_email', columns: ['email'], unique: true, liveOnly: marker })
+ */
+export function liveDuplicatesQuery(dialect: SqlDialect, table: string, index: IndexSpec): string {
+  const columns = index.columns.map((c) => dialect.quote(typeof c === 'string' ? c : c.column));
+  const conditions = [...(index.liveOnly ? [liveCondition(dialect, index.liveOnly)] : []), ...columns.map((c) => `${c} IS NOT NULL`)];
+  return `SELECT 1 AS duplicated FROM ${dialect.quote(table)} WHERE ${conditions.join(' AND ')} GROUP BY ${columns.join(', ')} HAVING COUNT(*) > 1 LIMIT 1`;
 }
 
 /**

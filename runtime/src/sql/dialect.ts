@@ -16,6 +16,30 @@ export interface SchemaSnapshot {
    * foreign keys are declared with their column (SQLite).
    */
   foreignKeys: { table: string; name: string; validated: boolean }[];
+  /** Unique constraints and unique indexes (primary keys left out), their columns in order. */
+  uniqueKeys: UniqueKeyInfo[];
+}
+
+/** A unique key the database holds on a table. */
+export interface UniqueKeyInfo {
+  table: string;
+  name: string;
+  columns: string[];
+  /** A partial index (a WHERE clause): unique among some rows only. */
+  partial: boolean;
+  /** `constraint`: declared with the table (a column's UNIQUE; SQLite's autoindex); `index`: CREATE UNIQUE INDEX. */
+  kind: 'constraint' | 'index';
+}
+
+/** How unique keys are removed from an existing table. */
+export interface DroppedKeys {
+  statements: string[];
+  /**
+   * The table is recreated from its spec and its rows copied (SQLite cannot
+   * drop a column's UNIQUE): the existing table must match the spec, and
+   * every index and trigger of it is gone afterwards (recreate them).
+   */
+  rebuildsTable: boolean;
 }
 
 /** How one column is added to an existing table. */
@@ -76,6 +100,12 @@ export interface SqlDialect {
   addForeignKey(table: string, column: string, key: ForeignKeySpec): string[];
   /** Checks the rows written before a foreign key was added; fails while some point at missing parents. */
   validateForeignKey(table: string, name: string): string;
+  /**
+   * Statements that remove `keys` (unique constraints or indexes of
+   * `table`) inside the migration's transaction, so a unique index among
+   * live rows can take their place.
+   */
+  dropUniqueKeys(table: TableSpec, keys: readonly UniqueKeyInfo[]): DroppedKeys;
   /** Reads the tables, columns and pending foreign keys of the schema `db` works in. */
   introspect(db: Executor): Promise<SchemaSnapshot>;
   /**

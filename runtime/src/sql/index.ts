@@ -1,4 +1,4 @@
-export { type AddedColumn, type SchemaSnapshot, type SqlDialect, dialects, postgres, sqlite } from './dialect.js';
+export { type AddedColumn, type DroppedKeys, type SchemaSnapshot, type SqlDialect, type UniqueKeyInfo, dialects, postgres, sqlite } from './dialect.js';
 export { type ModelShape, type StoredColumn, HMAC_SUFFIX, absentValue, storedColumns, zeroValue } from './columns.js';
 export {
   type ColumnSpec,
@@ -8,6 +8,7 @@ export {
   historyTableName,
   type IndexColumn,
   type IndexSpec,
+  type LiveMarker,
   modelTable,
   searchColumns,
   type TableSpec,

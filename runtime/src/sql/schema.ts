@@ -30,10 +30,22 @@ export interface ColumnSpec {
 /** An index column: its name, or the name and a descending order. */
 export type IndexColumn = string | { column: string; descending: true };
 
+/** A soft-delete marker column: a row is live while it is NULL (timestamp) or false (flag). */
+export interface LiveMarker {
+  column: string;
+  type: 'timestamp' | 'boolean';
+}
+
 export interface IndexSpec {
   name: string;
   columns: readonly IndexColumn[];
   unique: boolean;
+  /**
+   * Index live rows only (a partial index `WHERE <marker> IS NULL` or
+   * `= false`): on soft-delete models a unique value binds rows that are
+   * not soft-deleted, so a deleted record's value is free again.
+   */
+  liveOnly?: LiveMarker;
 }
 
 /**
@@ -85,6 +97,12 @@ export function searchColumns(model: { readonly fields: readonly FieldManifest[]
  * ones, every BelongsTo column, and `indices`). `tables` maps every model
  * name to its table, for the references.
  *
+ * On a soft-delete model uniqueness binds live rows only: a `unique` field
+ * (and the HMAC companion of an `encrypted,unique` one) gets a partial
+ * unique index `uq_<table>_<column>` instead of a UNIQUE constraint, and
+ * the unique `indices` are partial too (unless they name the marker
+ * column themselves).
+ *
  * @example
  * dialect.createTable(modelTable(model, new Map([['User', 'users']])));
  */
@@ -94,6 +112,9 @@ export function modelTable(model: ModelShape, tables: ReadonlyMap<string, string
     if (!table) throw new Error(`mfx: relation of ${model.name} targets unknown model ${name}`);
     return table;
   };
+  const marker = model.options.softDelete;
+  const live: LiveMarker | undefined = marker ? { column: marker.column, type: marker.type } : undefined;
+  const liveUnique: string[] = [];
   const columns = storedColumns(model).map((stored): ColumnSpec => {
     const { field } = stored;
     const column: ColumnSpec = { name: stored.column, type: stored.type, nullable: stored.nullable };
@@ -103,7 +124,10 @@ export function modelTable(model: ModelShape, tables: ReadonlyMap<string, string
       if (value !== null) column.default = value;
     }
     // HMAC companions are the blind index of an `encrypted,unique` field: unique themselves.
-    if (field?.unique || stored.hmacOf) column.unique = true;
+    if (field?.unique || stored.hmacOf) {
+      if (live) liveUnique.push(stored.column);
+      else column.unique = true;
+    }
     const relation = field?.relation ? model.relations.find((r) => r.kind === 'belongsTo' && r.key === field.relation) : undefined;
     if (relation?.kind === 'belongsTo') {
       column.references = { name: constraintName('fk', model.table, relation.column), table: tableOf(relation.target), column: 'id' };
@@ -117,8 +141,10 @@ export function modelTable(model: ModelShape, tables: ReadonlyMap<string, string
     const key = `${unique}:${names.join(',')}`;
     if (seen.has(key)) return;
     seen.add(key);
-    indexes.push({ name: constraintName(name), columns: names, unique });
+    const partial = unique && live && !names.includes(live.column);
+    indexes.push({ name: constraintName(name), columns: names, unique, ...(partial ? { liveOnly: live } : {}) });
   };
+  for (const column of liveUnique) add(`uq_${model.table}_${column}`, [column], true);
   for (const field of model.fields) {
     if (field.index && !field.unique) add(`idx_${model.table}_${field.column}`, [field.column], false);
   }

@@ -1,14 +1,13 @@
 import type { SqlTemplates } from '../manifest/types.js';
 import { type ModelShape, storedColumns } from './columns.js';
+import { liveCondition } from './ddl.js';
 import type { SqlDialect } from './dialect.js';
 import { historyTable, modelTable, searchColumns } from './schema.js';
 
 /** Condition that keeps only rows that are not soft-deleted, or null for models without soft delete. */
 export function notDeleted(model: ModelShape, dialect: SqlDialect, alias?: string): string | null {
   const marker = model.options.softDelete;
-  if (!marker) return null;
-  const column = (alias ? `${dialect.quote(alias)}.` : '') + dialect.quote(marker.column);
-  return marker.type === 'boolean' ? `${column} = ${dialect.bool(false)}` : `${column} IS NULL`;
+  return marker ? liveCondition(dialect, marker, alias) : null;
 }
 
 /**

@@ -71,6 +71,13 @@ export interface ResponseView {
   readonly caller: Identity | null;
 }
 
+/**
+ * Key of a record whose included to-many relations were cut at the
+ * per-parent cap (`query_limits:maxIncludePerParent`): the relation keys,
+ * in include order. Present only when something was cut.
+ */
+export const TRUNCATED_KEY = '_truncated';
+
 /** Every visible field, no locale, no caller: the record as its ETag names it. */
 export const FULL_VIEW: ResponseView = Object.freeze({ select: null, locale: null, caller: null });
 
@@ -109,6 +116,8 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     return found;
   };
 
+  // Only to-many relations are ever cut at the per-parent cap.
+  const cuttable = [...model.relations.values()].some((r) => r.kind !== 'belongsTo');
   const project = (record: RecordData, view: ResponseView, withRelations = true): RecordData => {
     let out: RecordData;
     if (view.select) {
@@ -125,6 +134,7 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
       if (Array.isArray(value)) out[key] = value.map((r: RecordData) => codec.project(r, nested));
       else out[key] = value === null || value === undefined ? null : codec.project(value as RecordData, nested);
     }
+    if (cuttable && record[TRUNCATED_KEY] !== undefined) out[TRUNCATED_KEY] = record[TRUNCATED_KEY];
     return out;
   };
   return { decode, project };

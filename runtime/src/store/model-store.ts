@@ -162,9 +162,9 @@ export class ModelStore {
     return { records: rows.map(this.decode), total: Number(totalRow?.n ?? 0) };
   }
 
-  /** Loads `include` relations into decoded records (one statement per relation and level). */
+  /** Loads `include` relations into decoded records (one statement per relation and level), within the model's include caps. */
   async include(db: Executor, records: RecordData[], paths: ListQuery['include'], options: StoreOptions = {}): Promise<void> {
-    await loadIncludes(db, this.dialect, this.model, records, paths, options.scope, options);
+    await loadIncludes(db, this.dialect, this.model, records, paths, options.scope, this.model.queryLimits, options);
   }
 
   /** The spec's RecursiveQuery on this model: the rows under (or above) a root, with `_depth`. */

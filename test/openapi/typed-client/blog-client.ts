@@ -6,6 +6,8 @@ import type { components, paths } from './blog.js';
 
 export type Post = components['schemas']['Post'];
 export type User = components['schemas']['User'];
+/** A record as read and list answer it: the full Post, or only the chosen fields when `select` is sent. */
+export type PostRead = Post | components['schemas']['PostSelection'];
 
 /**
  * Set to true when the list query language (issue 4: filter, include) is
@@ -17,9 +19,9 @@ export const QUERY_LANGUAGE_MERGED = true;
 export interface Walkthrough {
   user: User;
   published: Post;
-  listed: Post[];
+  listed: PostRead[];
   listedTotal: number;
-  readWithAuthor: Post;
+  readWithAuthor: PostRead;
   updated: Post;
   deleteStatus: number;
   afterDelete: { status: number; code: string | undefined };

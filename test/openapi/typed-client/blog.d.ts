@@ -6,15 +6,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List comments */
+        /**
+         * List comments
+         * @description A page of Comment records (soft-deleted ones left out unless a filter names the marker), ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together) and the full-text `q`, sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         get: operations["listComment"];
         put?: never;
-        /** Create a Comment */
+        /**
+         * Create a Comment
+         * @description Writes a new Comment from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.
+         */
         post: operations["createComment"];
         delete?: never;
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsComment"];
-        /** List comments (headers only) */
+        /**
+         * List comments (headers only)
+         * @description A page of Comment records (soft-deleted ones left out unless a filter names the marker), ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together) and the full-text `q`, sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         head: operations["listCommentHead"];
         patch?: never;
         trace?: never;
@@ -29,17 +41,32 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a Comment */
+        /**
+         * Read a Comment
+         * @description One Comment by id (a soft-deleted one is 404). `include` loads related records, `select` returns only the chosen fields.
+         */
         get: operations["readComment"];
         put?: never;
         post?: never;
-        /** Delete a Comment (soft: the row is marked, not removed) */
+        /**
+         * Delete a Comment (soft: the row is marked, not removed)
+         * @description Marks the record deleted: it leaves lists and reads, its unique values become free again, and its row stays. Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.
+         */
         delete: operations["deleteComment"];
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsCommentItem"];
-        /** Read a Comment (headers only) */
+        /**
+         * Read a Comment (headers only)
+         * @description One Comment by id (a soft-deleted one is 404). `include` loads related records, `select` returns only the chosen fields.
+         */
         head: operations["readCommentHead"];
-        /** Change a Comment */
+        /**
+         * Change a Comment
+         * @description Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.
+         */
         patch: operations["updateComment"];
         trace?: never;
     };
@@ -50,15 +77,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List companies */
+        /**
+         * List companies
+         * @description A page of Company records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together), sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         get: operations["listCompany"];
         put?: never;
-        /** Create a Company */
+        /**
+         * Create a Company
+         * @description Writes a new Company from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.
+         */
         post: operations["createCompany"];
         delete?: never;
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsCompany"];
-        /** List companies (headers only) */
+        /**
+         * List companies (headers only)
+         * @description A page of Company records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together), sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         head: operations["listCompanyHead"];
         patch?: never;
         trace?: never;
@@ -73,17 +112,32 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a Company */
+        /**
+         * Read a Company
+         * @description One Company by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         get: operations["readCompany"];
         put?: never;
         post?: never;
-        /** Delete a Company */
+        /**
+         * Delete a Company
+         * @description Removes the record. Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.
+         */
         delete: operations["deleteCompany"];
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsCompanyItem"];
-        /** Read a Company (headers only) */
+        /**
+         * Read a Company (headers only)
+         * @description One Company by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         head: operations["readCompanyHead"];
-        /** Change a Company */
+        /**
+         * Change a Company
+         * @description Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.
+         */
         patch: operations["updateCompany"];
         trace?: never;
     };
@@ -148,15 +202,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List post_tags */
+        /**
+         * List post_tags
+         * @description A page of PostTag records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together), sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         get: operations["listPostTag"];
         put?: never;
-        /** Create a PostTag */
+        /**
+         * Create a PostTag
+         * @description Writes a new PostTag from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.
+         */
         post: operations["createPostTag"];
         delete?: never;
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsPostTag"];
-        /** List post_tags (headers only) */
+        /**
+         * List post_tags (headers only)
+         * @description A page of PostTag records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together), sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         head: operations["listPostTagHead"];
         patch?: never;
         trace?: never;
@@ -171,17 +237,32 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a PostTag */
+        /**
+         * Read a PostTag
+         * @description One PostTag by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         get: operations["readPostTag"];
         put?: never;
         post?: never;
-        /** Delete a PostTag */
+        /**
+         * Delete a PostTag
+         * @description Removes the record. Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.
+         */
         delete: operations["deletePostTag"];
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsPostTagItem"];
-        /** Read a PostTag (headers only) */
+        /**
+         * Read a PostTag (headers only)
+         * @description One PostTag by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         head: operations["readPostTagHead"];
-        /** Change a PostTag */
+        /**
+         * Change a PostTag
+         * @description Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.
+         */
         patch: operations["updatePostTag"];
         trace?: never;
     };
@@ -192,15 +273,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List posts */
+        /**
+         * List posts
+         * @description A page of Post records (soft-deleted ones left out unless a filter names the marker), ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together) and the full-text `q`, sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         get: operations["listPost"];
         put?: never;
-        /** Create a Post */
+        /**
+         * Create a Post
+         * @description Writes a new Post from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.
+         */
         post: operations["createPost"];
         delete?: never;
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsPost"];
-        /** List posts (headers only) */
+        /**
+         * List posts (headers only)
+         * @description A page of Post records (soft-deleted ones left out unless a filter names the marker), ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together) and the full-text `q`, sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         head: operations["listPostHead"];
         patch?: never;
         trace?: never;
@@ -215,17 +308,32 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a Post */
+        /**
+         * Read a Post
+         * @description One Post by id (a soft-deleted one is 404). `include` loads related records, `select` returns only the chosen fields.
+         */
         get: operations["readPost"];
         put?: never;
         post?: never;
-        /** Delete a Post (soft: the row is marked, not removed) */
+        /**
+         * Delete a Post (soft: the row is marked, not removed)
+         * @description Marks the record deleted: it leaves lists and reads, its unique values become free again, and its row stays. Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.
+         */
         delete: operations["deletePost"];
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsPostItem"];
-        /** Read a Post (headers only) */
+        /**
+         * Read a Post (headers only)
+         * @description One Post by id (a soft-deleted one is 404). `include` loads related records, `select` returns only the chosen fields.
+         */
         head: operations["readPostHead"];
-        /** Change a Post */
+        /**
+         * Change a Post
+         * @description Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged. With If-Match, a stale ETag is 412 and nothing is written.
+         */
         patch: operations["updatePost"];
         trace?: never;
     };
@@ -254,15 +362,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List tags */
+        /**
+         * List tags
+         * @description A page of Tag records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together), sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         get: operations["listTag"];
         put?: never;
-        /** Create a Tag */
+        /**
+         * Create a Tag
+         * @description Writes a new Tag from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.
+         */
         post: operations["createTag"];
         delete?: never;
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsTag"];
-        /** List tags (headers only) */
+        /**
+         * List tags (headers only)
+         * @description A page of Tag records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together), sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         head: operations["listTagHead"];
         patch?: never;
         trace?: never;
@@ -277,17 +397,32 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a Tag */
+        /**
+         * Read a Tag
+         * @description One Tag by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         get: operations["readTag"];
         put?: never;
         post?: never;
-        /** Delete a Tag */
+        /**
+         * Delete a Tag
+         * @description Removes the record. Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.
+         */
         delete: operations["deleteTag"];
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsTagItem"];
-        /** Read a Tag (headers only) */
+        /**
+         * Read a Tag (headers only)
+         * @description One Tag by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         head: operations["readTagHead"];
-        /** Change a Tag */
+        /**
+         * Change a Tag
+         * @description Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.
+         */
         patch: operations["updateTag"];
         trace?: never;
     };
@@ -298,15 +433,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users */
+        /**
+         * List users
+         * @description A page of User records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together) and the full-text `q`, sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         get: operations["listUser"];
         put?: never;
-        /** Create a User */
+        /**
+         * Create a User
+         * @description Writes a new User from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.
+         */
         post: operations["createUser"];
         delete?: never;
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsUser"];
-        /** List users (headers only) */
+        /**
+         * List users (headers only)
+         * @description A page of User records, ordered by `sort` (by id without one). Narrow it with `filter` (at most 32 clauses; `filter[N]` groups OR together) and the full-text `q`, sort by up to 8 keys, load up to 8 relations with `include`, and return only some fields with `select`. Page with `page` and `limit`; meta carries the total and the page count.
+         */
         head: operations["listUserHead"];
         patch?: never;
         trace?: never;
@@ -321,17 +468,32 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a User */
+        /**
+         * Read a User
+         * @description One User by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         get: operations["readUser"];
         put?: never;
         post?: never;
-        /** Delete a User */
+        /**
+         * Delete a User
+         * @description Removes the record. Related records follow their onDelete rule; a parent whose children restrict it is 409. A record that is already gone is 404.
+         */
         delete: operations["deleteUser"];
-        /** Allowed methods (browser preflights are answered earlier by CORS middleware) */
+        /**
+         * Allowed methods (browser preflights are answered earlier by CORS middleware)
+         * @description Answers 204 with the Allow header listing the methods this path serves.
+         */
         options: operations["optionsUserItem"];
-        /** Read a User (headers only) */
+        /**
+         * Read a User (headers only)
+         * @description One User by id. `include` loads related records, `select` returns only the chosen fields.
+         */
         head: operations["readUserHead"];
-        /** Change a User */
+        /**
+         * Change a User
+         * @description Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -427,10 +589,29 @@ export interface components {
             /** @description the User of userId; present with include=user */
             readonly user?: components["schemas"]["User"] | null;
         };
+        /** @description A Comment under select=: only the chosen fields (and included relations) are present. */
+        CommentSelection: {
+            /** Format: uuid */
+            readonly id?: string;
+            body?: string;
+            postId?: string;
+            userId?: string | null;
+            approved?: boolean;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** Format: date-time */
+            readonly deleted_at?: string | null;
+            /** @description the Post of postId; present with include=post */
+            readonly post?: components["schemas"]["Post"] | null;
+            /** @description the User of userId; present with include=user */
+            readonly user?: components["schemas"]["User"] | null;
+        };
         /** @description Writable fields of a new Comment; id, timestamps, readonly and unknown keys are ignored. */
         CommentCreate: {
             body: string;
-            postId?: string;
+            postId: string;
             userId?: string | null;
             /** @default true */
             approved?: boolean;
@@ -445,8 +626,11 @@ export interface components {
         CommentEnvelope: {
             data: components["schemas"]["Comment"];
         };
+        CommentReadEnvelope: {
+            data: components["schemas"]["Comment"] | components["schemas"]["CommentSelection"];
+        };
         CommentPage: {
-            data: components["schemas"]["Comment"][];
+            data: (components["schemas"]["Comment"] | components["schemas"]["CommentSelection"])[];
             meta: components["schemas"]["PageMeta"];
         };
         /** @description A company that users work for. */
@@ -461,6 +645,23 @@ export interface components {
             readonly updated_at: string;
             /** @description related User records; present with include=users */
             readonly users?: components["schemas"]["User"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "users"[];
+        };
+        /** @description A Company under select=: only the chosen fields (and included relations) are present. */
+        CompanySelection: {
+            /** Format: uuid */
+            readonly id?: string;
+            name?: string;
+            country?: string | null;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** @description related User records; present with include=users */
+            readonly users?: components["schemas"]["User"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "users"[];
         };
         /** @description Writable fields of a new Company; id, timestamps, readonly and unknown keys are ignored. */
         CompanyCreate: {
@@ -477,8 +678,11 @@ export interface components {
         CompanyEnvelope: {
             data: components["schemas"]["Company"];
         };
+        CompanyReadEnvelope: {
+            data: components["schemas"]["Company"] | components["schemas"]["CompanySelection"];
+        };
         CompanyPage: {
-            data: components["schemas"]["Company"][];
+            data: (components["schemas"]["Company"] | components["schemas"]["CompanySelection"])[];
             meta: components["schemas"]["PageMeta"];
         };
         /** @description A blog post. */
@@ -511,6 +715,41 @@ export interface components {
             readonly comments?: components["schemas"]["Comment"][];
             /** @description related Tag records; present with include=tags */
             readonly tags?: components["schemas"]["Tag"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("comments" | "tags")[];
+        };
+        /** @description A Post under select=: only the chosen fields (and included relations) are present. */
+        PostSelection: {
+            /** Format: uuid */
+            readonly id?: string;
+            title?: string;
+            body?: string;
+            /** @enum {string} */
+            status?: "draft" | "published" | "archived";
+            /** Format: int32 */
+            views?: number;
+            /** Format: double */
+            rating?: number | null;
+            keywords?: string[];
+            metadata?: Record<string, never> | null;
+            /** Format: date-time */
+            publishedAt?: string | null;
+            slug?: string | null;
+            userId?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** Format: date-time */
+            readonly deleted_at?: string | null;
+            /** @description the User of userId; present with include=author */
+            readonly author?: components["schemas"]["User"] | null;
+            /** @description related Comment records; present with include=comments */
+            readonly comments?: components["schemas"]["Comment"][];
+            /** @description related Tag records; present with include=tags */
+            readonly tags?: components["schemas"]["Tag"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("comments" | "tags")[];
         };
         /** @description Writable fields of a new Post; id, timestamps, readonly and unknown keys are ignored. */
         PostCreate: {
@@ -530,7 +769,7 @@ export interface components {
             publishedAt?: string | null;
             /** @description Set on create only; updates ignore it. */
             slug?: string | null;
-            userId?: string;
+            userId: string;
         };
         /** @description Fields of Post to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
         PostUpdate: {
@@ -549,8 +788,11 @@ export interface components {
         PostEnvelope: {
             data: components["schemas"]["Post"];
         };
+        PostReadEnvelope: {
+            data: components["schemas"]["Post"] | components["schemas"]["PostSelection"];
+        };
         PostPage: {
-            data: components["schemas"]["Post"][];
+            data: (components["schemas"]["Post"] | components["schemas"]["PostSelection"])[];
             meta: components["schemas"]["PageMeta"] | components["schemas"]["CursorMeta"];
         };
         /** @description Junction between posts and tags. */
@@ -568,10 +810,25 @@ export interface components {
             /** @description the Tag of tagId; present with include=tag */
             readonly tag?: components["schemas"]["Tag"] | null;
         };
-        /** @description Writable fields of a new PostTag; id, timestamps, readonly and unknown keys are ignored. */
-        PostTagCreate: {
+        /** @description A PostTag under select=: only the chosen fields (and included relations) are present. */
+        PostTagSelection: {
+            /** Format: uuid */
+            readonly id?: string;
             postId?: string;
             tagId?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** @description the Post of postId; present with include=post */
+            readonly post?: components["schemas"]["Post"] | null;
+            /** @description the Tag of tagId; present with include=tag */
+            readonly tag?: components["schemas"]["Tag"] | null;
+        };
+        /** @description Writable fields of a new PostTag; id, timestamps, readonly and unknown keys are ignored. */
+        PostTagCreate: {
+            postId: string;
+            tagId: string;
         };
         /** @description Fields of PostTag to change; omitted keys keep their value, immutable, readonly and unknown keys are ignored. */
         PostTagUpdate: {
@@ -581,8 +838,11 @@ export interface components {
         PostTagEnvelope: {
             data: components["schemas"]["PostTag"];
         };
+        PostTagReadEnvelope: {
+            data: components["schemas"]["PostTag"] | components["schemas"]["PostTagSelection"];
+        };
         PostTagPage: {
-            data: components["schemas"]["PostTag"][];
+            data: (components["schemas"]["PostTag"] | components["schemas"]["PostTagSelection"])[];
             meta: components["schemas"]["PageMeta"];
         };
         /** @description A tag on posts. */
@@ -596,6 +856,22 @@ export interface components {
             readonly updated_at: string;
             /** @description related Post records; present with include=posts */
             readonly posts?: components["schemas"]["Post"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "posts"[];
+        };
+        /** @description A Tag under select=: only the chosen fields (and included relations) are present. */
+        TagSelection: {
+            /** Format: uuid */
+            readonly id?: string;
+            name?: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** @description related Post records; present with include=posts */
+            readonly posts?: components["schemas"]["Post"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: "posts"[];
         };
         /** @description Writable fields of a new Tag; id, timestamps, readonly and unknown keys are ignored. */
         TagCreate: {
@@ -610,8 +886,11 @@ export interface components {
         TagEnvelope: {
             data: components["schemas"]["Tag"];
         };
+        TagReadEnvelope: {
+            data: components["schemas"]["Tag"] | components["schemas"]["TagSelection"];
+        };
         TagPage: {
-            data: components["schemas"]["Tag"][];
+            data: (components["schemas"]["Tag"] | components["schemas"]["TagSelection"])[];
             meta: components["schemas"]["PageMeta"];
         };
         /** @description Someone who writes posts and comments. */
@@ -636,6 +915,33 @@ export interface components {
             readonly posts?: components["schemas"]["Post"][];
             /** @description related Comment records; present with include=comments */
             readonly comments?: components["schemas"]["Comment"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("posts" | "comments")[];
+        };
+        /** @description A User under select=: only the chosen fields (and included relations) are present. */
+        UserSelection: {
+            /** Format: uuid */
+            readonly id?: string;
+            /** @description Display name. */
+            name?: string;
+            email?: string;
+            /** @enum {string} */
+            role?: "admin" | "editor" | "member";
+            /** @description Free text shown on the profile. */
+            bio?: string | null;
+            companyId?: string | null;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+            /** @description the Company of companyId; present with include=company */
+            readonly company?: components["schemas"]["Company"] | null;
+            /** @description related Post records; present with include=posts */
+            readonly posts?: components["schemas"]["Post"][];
+            /** @description related Comment records; present with include=comments */
+            readonly comments?: components["schemas"]["Comment"][];
+            /** @description the included relations whose list was cut at the per-record cap (query_limits:maxIncludePerParent); present only when one was */
+            readonly _truncated?: ("posts" | "comments")[];
         };
         /** @description Writable fields of a new User; id, timestamps, readonly and unknown keys are ignored. */
         UserCreate: {
@@ -669,8 +975,11 @@ export interface components {
         UserEnvelope: {
             data: components["schemas"]["User"];
         };
+        UserReadEnvelope: {
+            data: components["schemas"]["User"] | components["schemas"]["UserSelection"];
+        };
         UserPage: {
-            data: components["schemas"]["User"][];
+            data: (components["schemas"]["User"] | components["schemas"]["UserSelection"])[];
             meta: components["schemas"]["PageMeta"];
         };
         /** @description A change of a User, newest first. */
@@ -830,7 +1139,7 @@ export interface components {
         id: string;
         /** @description 1-based page number */
         page: number;
-        /** @description page size; default 20, values above 200 are clamped to 200 */
+        /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
         limit: number;
         /** @description locale code for localized fields */
         locale: string;
@@ -852,11 +1161,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("approved:asc" | "approved:desc" | "post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "user.name:asc" | "user.name:desc" | "user.role:asc" | "user.role:desc" | "user.created_at:asc" | "user.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description full-text search over body */
                 q?: string;
@@ -943,11 +1252,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("approved:asc" | "approved:desc" | "post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "user.name:asc" | "user.name:desc" | "user.role:asc" | "user.role:desc" | "user.created_at:asc" | "user.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description full-text search over body */
                 q?: string;
@@ -993,7 +1302,7 @@ export interface operations {
     readComment: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
@@ -1013,7 +1322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CommentEnvelope"];
+                    "application/json": components["schemas"]["CommentReadEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1073,7 +1382,7 @@ export interface operations {
     readCommentHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
@@ -1168,11 +1477,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
@@ -1257,11 +1566,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
@@ -1305,7 +1614,7 @@ export interface operations {
     readCompany: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
@@ -1325,7 +1634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompanyEnvelope"];
+                    "application/json": components["schemas"]["CompanyReadEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1385,7 +1694,7 @@ export interface operations {
     readCompanyHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
@@ -1608,11 +1917,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "tag.name:asc" | "tag.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
@@ -1697,11 +2006,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("post.title:asc" | "post.title:desc" | "post.status:asc" | "post.status:desc" | "post.views:asc" | "post.views:desc" | "post.rating:asc" | "post.rating:desc" | "post.publishedAt:asc" | "post.publishedAt:desc" | "post.created_at:asc" | "post.created_at:desc" | "tag.name:asc" | "tag.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
@@ -1745,7 +2054,7 @@ export interface operations {
     readPostTag: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
@@ -1765,7 +2074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostTagEnvelope"];
+                    "application/json": components["schemas"]["PostTagReadEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1825,7 +2134,7 @@ export interface operations {
     readPostTagHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
@@ -1920,11 +2229,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("title:asc" | "title:desc" | "status:asc" | "status:desc" | "views:asc" | "views:desc" | "rating:asc" | "rating:desc" | "publishedAt:asc" | "publishedAt:desc" | "created_at:asc" | "created_at:desc" | "author.name:asc" | "author.name:desc" | "author.role:asc" | "author.role:desc" | "author.created_at:asc" | "author.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description full-text search over title, body */
                 q?: string;
@@ -2015,11 +2324,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("title:asc" | "title:desc" | "status:asc" | "status:desc" | "views:asc" | "views:desc" | "rating:asc" | "rating:desc" | "publishedAt:asc" | "publishedAt:desc" | "created_at:asc" | "created_at:desc" | "author.name:asc" | "author.name:desc" | "author.role:asc" | "author.role:desc" | "author.created_at:asc" | "author.created_at:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description full-text search over title, body */
                 q?: string;
@@ -2067,7 +2376,7 @@ export interface operations {
     readPost: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
@@ -2089,7 +2398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostEnvelope"];
+                    "application/json": components["schemas"]["PostReadEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2153,7 +2462,7 @@ export interface operations {
     readPostHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
@@ -2316,11 +2625,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
@@ -2405,11 +2714,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
@@ -2453,7 +2762,7 @@ export interface operations {
     readTag: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
@@ -2473,7 +2782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TagEnvelope"];
+                    "application/json": components["schemas"]["TagReadEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2533,7 +2842,7 @@ export interface operations {
     readTagHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
@@ -2628,11 +2937,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc" | "role:asc" | "role:desc" | "created_at:asc" | "created_at:desc" | "company.name:asc" | "company.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description full-text search over name */
                 q?: string;
@@ -2719,11 +3028,11 @@ export interface operations {
                 "filter[N]"?: string[];
                 /** @description repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id */
                 sort?: ("name:asc" | "name:desc" | "role:asc" | "role:desc" | "created_at:asc" | "created_at:desc" | "company.name:asc" | "company.name:desc")[];
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
                 /** @description full-text search over name */
                 q?: string;
@@ -2769,7 +3078,7 @@ export interface operations {
     readUser: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
@@ -2789,7 +3098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserEnvelope"];
+                    "application/json": components["schemas"]["UserReadEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2849,7 +3158,7 @@ export interface operations {
     readUserHead: {
         parameters: {
             query?: {
-                /** @description comma-separated relation keys to load (one nested level, `a.b`); soft-deleted related rows are left out */
+                /** @description comma-separated relation keys to load (one nested level, `a.b`; at most 8 paths); soft-deleted related rows are left out. A list relation carries at most 100 records per record (the first by id): a record whose list was cut names the relation in its `_truncated` list (read the rest from the related list route). A response carries at most 5000 related records, counted as sent (nested ones under each parent); a request that would carry more is 400 INVALID_QUERY: lower limit or include less. */
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
@@ -2940,7 +3249,7 @@ export interface operations {
             query?: {
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;
@@ -2972,7 +3281,7 @@ export interface operations {
             query?: {
                 /** @description 1-based page number */
                 page?: components["parameters"]["page"];
-                /** @description page size; default 20, values above 200 are clamped to 200 */
+                /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { addColumnStatement, createIndexStatement, createTableStatement, referenceClause } from '../ddl.js';
 import type { SqlDialect } from '../dialect.js';
 import { constraintName } from '../schema.js';
-import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, missingParent, quoteIdentifier, quoteString } from './shared.js';
+import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, groupUniqueKeys, missingParent, quoteIdentifier, quoteString } from './shared.js';
 
 /** The PostgreSQL tsvector over the searchable columns; the GIN index and the query must spell it the same. */
 function tsvector(columns: readonly string[], alias?: string): string {
@@ -96,6 +96,12 @@ export const postgres: SqlDialect = {
     `ALTER TABLE ${quoteIdentifier(table)} ADD CONSTRAINT ${quoteIdentifier(key.name)} FOREIGN KEY (${quoteIdentifier(column)}) ${referenceClause(postgres, key)} NOT VALID`,
   ],
   validateForeignKey: (table, name) => `ALTER TABLE ${quoteIdentifier(table)} VALIDATE CONSTRAINT ${quoteIdentifier(name)}`,
+  dropUniqueKeys: (table, keys) => ({
+    statements: keys.map((k) =>
+      k.kind === 'constraint' ? `ALTER TABLE ${quoteIdentifier(table.name)} DROP CONSTRAINT ${quoteIdentifier(k.name)}` : `DROP INDEX ${quoteIdentifier(k.name)}`,
+    ),
+    rebuildsTable: false,
+  }),
   async introspect(db) {
     const columns = await db.raw(
       `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
@@ -111,7 +117,20 @@ export const postgres: SqlDialect = {
       `SELECT t.relname AS "table", c.conname AS name, c.convalidated AS validated FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
        WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace`,
     );
-    return { tables, foreignKeys: keys.map((k) => ({ table: String(k.table), name: String(k.name), validated: k.validated === true })) };
+    const unique = await db.raw(
+      `SELECT t.relname AS "table", i.relname AS name, x.indpred IS NOT NULL AS partial, c.conname IS NOT NULL AS "constraint", a.attname AS "column"
+       FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+       LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.contype = 'u'
+       CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
+       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+       WHERE x.indisunique AND NOT x.indisprimary AND t.relnamespace = current_schema()::regnamespace
+       ORDER BY t.relname, i.relname, k.ord`,
+    );
+    return {
+      tables,
+      foreignKeys: keys.map((k) => ({ table: String(k.table), name: String(k.name), validated: k.validated === true })),
+      uniqueKeys: groupUniqueKeys(unique, (row) => (row.constraint === true ? 'constraint' : 'index')),
+    };
   },
   // Replicas starting together take turns per schema (two concurrent CREATE TABLEs collide in
   // pg_type); a pool-level statement_timeout must not cut a migration short.

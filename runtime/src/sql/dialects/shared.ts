@@ -1,4 +1,6 @@
+import type { Row } from '../../db/adapter.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { UniqueKeyInfo } from '../dialect.js';
 
 /** `"name"`, inner quotes doubled: the same on both databases. */
 export const quoteIdentifier = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
@@ -38,3 +40,22 @@ export const deleteRestricted = (): ApiError =>
 /** A write naming a parent that does not exist. */
 export const missingParent = (details?: ViolationDetails): ApiError =>
   new ApiError('FOREIGN_KEY_VIOLATION', 'a foreign key names a record that does not exist', details);
+
+/**
+ * Unique keys from catalogue rows of one column each (`table`, `name`,
+ * `partial`, `column`), in key-column order: the shape both introspections
+ * return; `kind` reads the row's own way of saying constraint or index.
+ */
+export function groupUniqueKeys(rows: readonly Row[], kind: (row: Row) => UniqueKeyInfo['kind']): UniqueKeyInfo[] {
+  const keys = new Map<string, UniqueKeyInfo>();
+  for (const row of rows) {
+    const id = `${String(row.table)}\0${String(row.name)}`;
+    let key = keys.get(id);
+    if (!key) {
+      key = { table: String(row.table), name: String(row.name), columns: [], partial: row.partial === true || row.partial === 1, kind: kind(row) };
+      keys.set(id, key);
+    }
+    key.columns.push(String(row.column));
+  }
+  return [...keys.values()];
+}

@@ -2,8 +2,8 @@ import type { ColumnInfo } from '../../db/adapter.js';
 import { ApiError } from '../../errors/api-error.js';
 import { addColumnStatement, createIndexStatement, createTableStatement } from '../ddl.js';
 import type { SqlDialect } from '../dialect.js';
-import { constraintName } from '../schema.js';
-import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, missingParent, quoteIdentifier, quoteString } from './shared.js';
+import { constraintName, type TableSpec } from '../schema.js';
+import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, groupUniqueKeys, missingParent, quoteIdentifier, quoteString } from './shared.js';
 
 /** A LIKE pattern (`%`, `_`) as a GLOB pattern (`*`, `?`), GLOB's own specials made literal. */
 function likeToGlob(pattern: string): string {
@@ -37,6 +37,28 @@ function mapSqliteError(error: unknown, op?: string): ApiError {
     default:
       return new ApiError('DB_ERROR');
   }
+}
+
+/**
+ * Recreates `table` from its spec with every row (and rowid, which an FTS5
+ * external-content index points at) copied over, in the migration's
+ * transaction. Foreign keys stay on: their checks are deferred to COMMIT, and
+ * the children of the rows dropped with the old table find them again in the
+ * new one (SQLite counts a deferred violation undone when the parent row
+ * comes back), so the transaction commits only if every reference holds.
+ */
+function rebuildTable(table: TableSpec): string[] {
+  const q = quoteIdentifier;
+  const hold = q(constraintName('mfx_rebuild', table.name));
+  const columns = table.columns.map((c) => q(c.name)).join(', ');
+  return [
+    'PRAGMA defer_foreign_keys = ON',
+    `CREATE TABLE ${hold} AS SELECT rowid AS ${q('mfx_rowid')}, ${columns} FROM ${q(table.name)}`,
+    `DROP TABLE ${q(table.name)}`,
+    sqlite.createTable(table),
+    `INSERT INTO ${q(table.name)} (rowid, ${columns}) SELECT ${q('mfx_rowid')}, ${columns} FROM ${hold}`,
+    `DROP TABLE ${hold}`,
+  ];
 }
 
 export const sqlite: SqlDialect = {
@@ -88,6 +110,12 @@ export const sqlite: SqlDialect = {
   validateForeignKey: () => {
     throw new Error('mfx: SQLite declares foreign keys with their column; there is nothing to validate');
   },
+  dropUniqueKeys(table, keys) {
+    const q = quoteIdentifier;
+    // A column's UNIQUE lives in an autoindex no statement can drop: the table is rebuilt without it.
+    if (keys.some((k) => k.kind === 'constraint')) return { statements: rebuildTable(table), rebuildsTable: true };
+    return { statements: keys.map((k) => `DROP INDEX ${q(k.name)}`), rebuildsTable: false };
+  },
   async introspect(db) {
     const rows = await db.raw(
       `SELECT m.name AS "table", c.name AS name, c.type AS type, c."notnull" AS nn, c.pk AS pk
@@ -100,7 +128,13 @@ export const sqlite: SqlDialect = {
       columns.push({ name: String(row.name), type: String(row.type).toLowerCase(), nullable: row.nn === 0 && row.pk === 0 });
       tables.set(String(row.table), columns);
     }
-    return { tables, foreignKeys: [] };
+    const keys = await db.raw(
+      `SELECT m.name AS "table", il.name AS name, il.origin AS origin, il.partial AS partial, ii.name AS "column"
+       FROM sqlite_master m JOIN pragma_index_list(m.name) il JOIN pragma_index_info(il.name) ii
+       WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND il."unique" = 1 AND il.origin != 'pk'
+       ORDER BY m.name, il.name, ii.seqno`,
+    );
+    return { tables, foreignKeys: [], uniqueKeys: groupUniqueKeys(keys, (row) => (row.origin === 'c' ? 'index' : 'constraint')) };
   },
   // BEGIN IMMEDIATE already holds the database's one write lock.
   migrationLock: [],

@@ -10,18 +10,22 @@ export const NUMERIC: readonly FieldType[] = ['number', 'integer', 'bigint'];
 export const ORDERED: readonly FieldType[] = ['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp', 'localized'];
 export const LOCALE_MODES: readonly LocaleMode[] = ['split', 'resolve', 'dynamic'];
 export const ON_DELETE: readonly Exclude<OnDelete, 'noAction'>[] = ['cascade', 'setNull', 'restrict'];
-export const QUERY_LIMIT_KEYS: readonly (keyof QueryLimits)[] = [
-  'maxFilters',
-  'maxOrGroups',
-  'maxOrGroupClauses',
-  'maxSorts',
-  'maxIncludes',
-  'aggregateSelect',
-  'aggregateGroupBy',
-  'aggregateWhere',
-  'aggregateHaving',
-  'aggregateOrderBy',
-];
+/** Every key of QueryLimits, once: a key the runtime adds without a row here does not compile. */
+const QUERY_LIMITS: Record<keyof QueryLimits, true> = {
+  maxFilters: true,
+  maxOrGroups: true,
+  maxOrGroupClauses: true,
+  maxSorts: true,
+  maxIncludes: true,
+  maxIncludePerParent: true,
+  maxIncludeRows: true,
+  aggregateSelect: true,
+  aggregateGroupBy: true,
+  aggregateWhere: true,
+  aggregateHaving: true,
+  aggregateOrderBy: true,
+};
+export const QUERY_LIMIT_KEYS = Object.keys(QUERY_LIMITS) as readonly (keyof QueryLimits)[];
 
 /** The directive takes no value. */
 export function flag(use: DirectiveUse): true {
