@@ -1,10 +1,11 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type DispatchDeps, dispatch } from './http/dispatch.js';
 import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
+import { createNodeServer, OpenConnections } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
@@ -61,6 +62,7 @@ export class App {
   private adapter: Adapter | null;
   private built: RequestHandler | null = null;
   private server: Server | null = null;
+  private readonly connections = new OpenConnections();
   private availability: Availability = 'starting';
   private readonly inflight: DispatchDeps['inflight'] = { count: 0, drained: null, draining: false };
   private readonly stores = new Map<string, ModelStore>();
@@ -313,6 +315,7 @@ export class App {
         serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
       },
       probes,
+      this.inflight,
       (table) => {
         mountActions(
           table,
@@ -386,9 +389,7 @@ export class App {
     await adapter.init(this.log);
     if (!this.config.disableAutoMigrate) await this.migrate();
     const handler = this.handler();
-    // Room for a long request line, so a URI over the 8 KiB limit reaches the guard and gets its
-    // 414 URI_TOO_LONG instead of Node's bodiless 431 at 16 KiB.
-    const server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+    const server = createNodeServer(handler, { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -412,8 +413,11 @@ export class App {
   }
 
   /**
-   * Graceful shutdown: readiness turns 503, in-flight requests finish (up to
-   * shutdownTimeout), the listener closes, then the database closes.
+   * Graceful shutdown: readiness turns 503 and the listener closes at once
+   * (idle keep-alive connections with it); every answer still to be written
+   * says `Connection: close`. Resolves once the last in-flight request has
+   * ended (or shutdownTimeout passed: the rest is cut), after the database
+   * closed.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
@@ -426,17 +430,14 @@ export class App {
     this.removeSignalHandlers();
     const server = this.server;
     if (server) {
-      // The listener stays open while in-flight requests finish, so probes keep answering
-      // (ready 503, live 200) and late requests still get served with Connection: close.
-      const drained = this.inflight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.inflight.drained = resolve));
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.config.shutdownTimeoutMs)));
-      const outcome = await Promise.race([drained.then(() => 'drained' as const), timeout]);
-      clearTimeout(timer);
-      if (outcome === 'timeout') {
+      // No new connections; requests on the ones still open are served and close them.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      this.connections.closeAfterAnswers();
+      this.log.info({ inflight: this.inflight.count }, 'draining: no longer accepting connections');
+      if (!(await this.drained())) {
         this.log.warn({ inflight: this.inflight.count, shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
       }
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Connections with nothing in flight: idle ones, ones still lingering after a refusal.
       server.closeAllConnections();
       await closed;
     }
@@ -450,6 +451,18 @@ export class App {
     await this.adapter?.close();
     this.log.info({}, 'stopped');
     flushLogger(this.config.logger ?? this.log);
+  }
+
+  /** Resolves true once no request is in flight, false when shutdownTimeout passes first. */
+  private drained(): Promise<boolean> {
+    if (this.inflight.count === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.config.shutdownTimeoutMs);
+      this.inflight.drained = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
   }
 
   private installSignalHandlers(): void {
@@ -477,9 +490,6 @@ export class App {
 }
 
 /** Creates a server from a configuration (step 1 of the startup order). */
-/** Request line plus headers Node accepts before answering 431 itself. */
-const MAX_HEADER_BYTES = 64 * 1024;
-
 export function createServer(config: ServerConfig = {}): App {
   return new App(config);
 }

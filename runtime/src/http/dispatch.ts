@@ -75,7 +75,6 @@ export async function dispatch(
     searchOf(req.url),
   );
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
-  if (inflight.draining) ctx.headers.Connection = 'close';
   const defaults = { serviceName: deps.serviceName };
 
   let status = 0;
