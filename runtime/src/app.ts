@@ -5,6 +5,7 @@ import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type DispatchDeps, dispatch } from './http/dispatch.js';
 import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
+import type { Inflight } from './http/inflight.js';
 import { createNodeServer, OpenConnections } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
@@ -64,7 +65,7 @@ export class App {
   private server: Server | null = null;
   private readonly connections = new OpenConnections();
   private availability: Availability = 'starting';
-  private readonly inflight: DispatchDeps['inflight'] = { count: 0, drained: null, draining: false };
+  private readonly inflight: Inflight = { count: 0, drained: null, draining: false };
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
   private cursors: CursorCodec | null = null;

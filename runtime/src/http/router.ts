@@ -9,6 +9,7 @@ import type { HttpMiddleware, ProbeOptions, ProbesConfig } from '../probes/probe
 import type { ModelMeta } from '../registry/model-meta.js';
 import { modelRoutes, type RouteRow } from '../registry/model-routes.js';
 import { MAX_URI_BYTES, uriTooLong } from './head-limits.js';
+import { countedInflight, type Inflight } from './inflight.js';
 import { lingerAfterAnswer } from './linger.js';
 import { identityHeadersOf, requestIdOf, writeJson } from './respond.js';
 import { type RouteHandler, RouteTable } from './route-table.js';
@@ -37,11 +38,6 @@ export function identityHeaders(req: IncomingMessage, serviceName: string | unde
   return identityHeadersOf((req as Request & { requestId?: string }).requestId ?? requestIdOf(req), serviceName);
 }
 
-/** What the router reads of the server's state on every request. */
-export interface ServerState {
-  /** Shutting down: every answer closes its connection. */
-  readonly draining: boolean;
-}
 
 /** Runs connect-style middleware in order, then `last`. */
 function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, serviceName: string | undefined): Handler {
@@ -68,7 +64,7 @@ export function buildRouter(
   models: readonly ModelMeta[],
   routes: RouteServer,
   probes: ProbeHandlers,
-  state: ServerState,
+  inflight: Inflight,
   mountMore?: (table: RouteTable) => void,
 ) {
   const prefix = config.pathPrefix;
@@ -83,7 +79,7 @@ export function buildRouter(
   const guard = (req: Request, res: ServerResponse, next: () => void) => {
     (req as Request & { requestId?: string }).requestId = requestIdOf(req);
     // Upgrades are ignored (served as plain HTTP/1.1), but Node's parser reads nothing more on that connection.
-    if (state.draining || req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
+    if (inflight.draining || req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
     if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
       lingerAfterAnswer(req);
       return errorResponse(req, res, new ApiError('BAD_REQUEST', 'an HTTP/1.1 request needs a Host header; send Host: <the server name>'), serviceName, { Connection: 'close' });
@@ -103,7 +99,7 @@ export function buildRouter(
   }
 
   const table = new RouteTable();
-  mountProbes(table, prefix, config.probes, probes, serviceName);
+  mountProbes(table, prefix, config.probes, probes, serviceName, inflight);
   for (const model of models) {
     if (model.mounted) mountModel(table, prefix, model, routes);
   }
@@ -161,11 +157,11 @@ function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes:
   }
 }
 
-function mountProbes(table: RouteTable, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined): void {
+function mountProbes(table: RouteTable, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined, inflight: Inflight): void {
   const shared = config.middleware ?? [];
   const mount = (name: 'live' | 'ready' | 'health', options: ProbeOptions | undefined) => {
     if (options?.disabled) return;
-    const handler = chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name], serviceName);
+    const handler = countedInflight(inflight, chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name], serviceName));
     table.add('GET', `${prefix}/${name}`, handler);
     table.add('HEAD', `${prefix}/${name}`, handler);
   };
