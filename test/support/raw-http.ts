@@ -11,37 +11,60 @@ export interface RawResponse {
 }
 
 export interface RawExchange {
-  /** The responses read before the server closed the connection (or `untilResponses` were read). */
+  /** The responses read before the connection ended (or `untilResponses` were read). */
   responses: RawResponse[];
   /** How the connection ended: the server closed it, or a reset/error code (ECONNRESET, EPIPE). */
   ended: 'closed' | string;
+  /** Bytes handed to the kernel. */
+  written: number;
+}
+
+export interface RawOptions {
+  /** Close the client's side once this many complete responses have arrived (a server keeping the connection open never ends it). */
+  untilResponses?: number;
+  /** Parts written only once the first complete response has arrived: a client still sending after the answer. */
+  afterAnswer?: Array<string | Buffer>;
 }
 
 /**
  * Connects to `url`'s host and port, writes `parts` in order (each written
  * once the previous one was handed to the kernel), and reads responses
- * until the server closes the connection. With `untilResponses`, the
- * client closes its side once that many complete responses have arrived
- * (a server that keeps the connection open would otherwise never end it).
+ * until the connection ends. The client keeps its side open when the
+ * server closes its own (half-close), so it can go on sending.
  */
-export function rawExchange(url: string, parts: Array<string | Buffer>, options: { untilResponses?: number } = {}): Promise<RawExchange> {
+export function rawExchange(url: string, parts: Array<string | Buffer>, options: RawOptions = {}): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const socket: Socket = connect(Number(port), hostname);
+    const socket: Socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
     let received = Buffer.alloc(0);
     let ended: string | null = null;
-    const finish = () => resolve({ responses: parseResponses(received), ended: ended ?? 'closed' });
+    let written = 0;
+    let answered!: () => void;
+    const firstAnswer = new Promise<void>((settle) => (answered = settle));
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      if (options.untilResponses && parseResponses(received).length >= options.untilResponses) socket.end();
+      const complete = parseResponses(received).length;
+      if (complete >= 1) answered();
+      if (options.untilResponses && complete >= options.untilResponses) socket.end();
+    });
+    socket.on('end', () => {
+      answered();
+      if (!options.afterAnswer) socket.end();
     });
     socket.on('error', (error: NodeJS.ErrnoException) => (ended ??= error.code ?? error.message));
-    socket.on('close', finish);
-    socket.once('connect', async () => {
-      for (const part of parts) {
-        if (socket.destroyed) return;
-        await new Promise<void>((written) => socket.write(part, () => written()));
+    socket.on('close', () => resolve({ responses: parseResponses(received), ended: ended ?? 'closed', written }));
+    const write = async (list: Array<string | Buffer>) => {
+      for (const part of list) {
+        if (socket.destroyed || socket.writableEnded) return;
+        await new Promise<void>((done) => socket.write(part, (error) => (error ? done() : ((written += Buffer.byteLength(part)), done()))));
       }
+    };
+    socket.once('connect', async () => {
+      await write(parts);
+      if (!options.afterAnswer) return;
+      await firstAnswer;
+      await write(options.afterAnswer);
+      if (!socket.destroyed) socket.end();
     });
   });
 }

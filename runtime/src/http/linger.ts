@@ -87,12 +87,14 @@ export function closeWhenFlushed(socket: Socket): void {
 export function lingerAfterAnswer(req: IncomingMessage): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
   if (!socket || socket.destroyed || lingerOf(socket)) return;
-  // Node's server calls socket.destroySoon() once a closing response is written; only then does the linger begin.
+  let linger: Linger | null = null;
+  // Read on from now: a request Node "dumps" after the answer is read without telling anyone how much.
+  req.on('data', () => linger?.more());
+  if (req.readableFlowing === null) req.resume();
+  // Node's server calls socket.destroySoon() once a closing response is written; the linger begins there.
   socket.destroySoon = () => {
-    const linger = lingerThenClose(socket);
-    if (req.complete) return linger.done();
-    req.on('data', linger.more);
-    req.once('end', linger.done);
-    req.resume();
+    linger = lingerThenClose(socket);
+    if (req.complete) linger.done();
+    else req.once('end', linger.done);
   };
 }
