@@ -5,8 +5,8 @@ import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type DispatchDeps, dispatch } from './http/dispatch.js';
 import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
-import type { Inflight } from './http/inflight.js';
-import { createNodeServer, OpenConnections } from './http/node-server.js';
+import { drained, type Inflight } from './http/inflight.js';
+import { closeConnections, createNodeServer, OpenConnections, stopListening } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
@@ -414,11 +414,11 @@ export class App {
   }
 
   /**
-   * Graceful shutdown: readiness turns 503 and the listener closes at once
-   * (idle keep-alive connections with it); every answer still to be written
-   * says `Connection: close`. Resolves once the last in-flight request has
-   * ended (or shutdownTimeout passed: the rest is cut), after the database
-   * closed.
+   * Graceful shutdown: readiness turns 503 and the listener closes at once;
+   * every answer written from now on says `Connection: close` (requests
+   * arriving on connections still open are served so). Once the last
+   * request in flight has ended (or shutdownTimeout passed: the rest is
+   * cut), the remaining connections close, then the database. Resolves then.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
@@ -431,15 +431,13 @@ export class App {
     this.removeSignalHandlers();
     const server = this.server;
     if (server) {
-      // No new connections; requests on the ones still open are served and close them.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = stopListening(server);
       this.connections.closeAfterAnswers();
       this.log.info({ inflight: this.inflight.count }, 'draining: no longer accepting connections');
-      if (!(await this.drained())) {
+      if (!(await drained(this.inflight, this.config.shutdownTimeoutMs))) {
         this.log.warn({ inflight: this.inflight.count, shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
       }
-      // Connections with nothing in flight: idle ones, ones still lingering after a refusal.
-      server.closeAllConnections();
+      closeConnections(server);
       await closed;
     }
     for (const close of this.closers.splice(0)) {
@@ -452,18 +450,6 @@ export class App {
     await this.adapter?.close();
     this.log.info({}, 'stopped');
     flushLogger(this.config.logger ?? this.log);
-  }
-
-  /** Resolves true once no request is in flight, false when shutdownTimeout passes first. */
-  private drained(): Promise<boolean> {
-    if (this.inflight.count === 0) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), this.config.shutdownTimeoutMs);
-      this.inflight.drained = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-    });
   }
 
   private installSignalHandlers(): void {

@@ -37,3 +37,31 @@ export function countedInflight<Req extends IncomingMessage>(inflight: Inflight,
     handler(req, res);
   };
 }
+
+/**
+ * Resolves true once nothing is in flight, including requests that had
+ * already reached open connections (a loaded server reads them a turn or
+ * two of the event loop later); false when `timeoutMs` passes first.
+ *
+ * @example
+ * if (!(await drained(inflight, 30_000))) log.warn({}, 'shutdown timeout');
+ */
+export async function drained(inflight: Inflight, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    for (;;) {
+      const idle = inflight.count === 0 ? true : await Promise.race([new Promise<true>((resolve) => (inflight.drained = () => resolve(true))), timeout]);
+      if (!idle) return false;
+      // One full poll phase between two check phases: what the kernel already holds has been read and dispatched.
+      await nextTurn();
+      await nextTurn();
+      if (inflight.count === 0) return true;
+    }
+  } finally {
+    clearTimeout(timer);
+    inflight.drained = null;
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

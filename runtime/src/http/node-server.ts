@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { type ClientErrorDeps, clientErrorHandler, connectHandler, expectationHandler } from './client-errors.js';
 import { MAX_HEAD_BYTES } from './head-limits.js';
 import { closeWhenFlushed, lingerAfterAnswer } from './linger.js';
@@ -21,7 +21,9 @@ export class OpenConnections {
    * Every answer not written yet will say `Connection: close` and close
    * its connection (after the rest of its request body, see linger.ts);
    * one already on its way closes its connection once it is out. Idle
-   * connections are left to `server.close()`, which closes them.
+   * connections stay open: a request arriving on one is served with
+   * `Connection: close` (see the router's guard); the rest are closed when
+   * the drain ends.
    */
   closeAfterAnswers(): void {
     for (const socket of this.sockets) {
@@ -36,6 +38,33 @@ export class OpenConnections {
       if (!res.req.complete) lingerAfterAnswer(res.req);
     }
   }
+}
+
+/**
+ * Closes the listener only, so no connection is accepted any more; resolves
+ * once every connection has closed. Node's own `server.close()` would also
+ * destroy idle keep-alive connections at once: on a loaded server many of
+ * those already have a request on its way in (read a moment later), and
+ * the destroy resets them.
+ *
+ * @example
+ * const closed = stopListening(server);
+ */
+export function stopListening(server: Server): Promise<void> {
+  return new Promise((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+}
+
+/**
+ * Cuts every connection still open (idle ones, refusals still lingering,
+ * and past the shutdown budget requests in flight) and stops Node's
+ * header and request timeout checks.
+ *
+ * @example
+ * closeConnections(server);
+ */
+export function closeConnections(server: Server): void {
+  server.closeAllConnections();
+  server.close();
 }
 
 /**

@@ -78,8 +78,14 @@ export function buildRouter(
   // Every response carries X-Request-Id (and X-Service-Name), also those answered before routing.
   const guard = (req: Request, res: ServerResponse, next: () => void) => {
     (req as Request & { requestId?: string }).requestId = requestIdOf(req);
-    // Upgrades are ignored (served as plain HTTP/1.1), but Node's parser reads nothing more on that connection.
-    if (inflight.draining || req.headers.upgrade !== undefined) res.setHeader('Connection', 'close');
+    if (inflight.draining) {
+      // Pipelined behind an answer that closes the connection: its own answer could never be sent, so it is not served.
+      if (!res.socket) return;
+      res.setHeader('Connection', 'close');
+    } else if (req.headers.upgrade !== undefined) {
+      // Upgrades are ignored (served as plain HTTP/1.1), but Node's parser reads nothing more on that connection.
+      res.setHeader('Connection', 'close');
+    }
     if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
       lingerAfterAnswer(req);
       return errorResponse(req, res, new ApiError('BAD_REQUEST', 'an HTTP/1.1 request needs a Host header; send Host: <the server name>'), serviceName, { Connection: 'close' });
