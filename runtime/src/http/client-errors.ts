@@ -46,7 +46,7 @@ export function clientErrorHandler(deps: ClientErrorDeps): (error: ParserError, 
       return;
     }
     const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-    if (pending) return refuseBesideResponse(deps, socket, pending, error);
+    if (pending && !pending.writableFinished) return refuseBesideResponse(deps, socket, pending, error);
     if (error.code === 'HPE_HEADER_OVERFLOW') return refuseOverlongHead(deps, socket, error);
     refuseRaw(deps, socket, answerTo(error), error.code);
   };

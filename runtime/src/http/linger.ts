@@ -55,7 +55,8 @@ export function lingerThenClose(socket: Socket): Linger {
     done: () => closeWhenFlushed(socket),
   };
   (socket as Socket & { [LINGERING]?: Linger })[LINGERING] = linger;
-  socket.once('end', linger.done);
+  if (socket.readableEnded) linger.done();
+  else socket.once('end', linger.done);
   if (!socket.writableEnded) socket.end();
   return linger;
 }
