@@ -1,10 +1,12 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type DispatchDeps, dispatch } from './http/dispatch.js';
 import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
+import { drained, type Inflight } from './http/inflight.js';
+import { closeConnections, createNodeServer, OpenConnections, stopListening } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
@@ -61,8 +63,9 @@ export class App {
   private adapter: Adapter | null;
   private built: RequestHandler | null = null;
   private server: Server | null = null;
+  private readonly connections = new OpenConnections();
   private availability: Availability = 'starting';
-  private readonly inflight: DispatchDeps['inflight'] = { count: 0, drained: null, draining: false };
+  private readonly inflight: Inflight = { count: 0, drained: null, draining: false };
   private readonly stores = new Map<string, ModelStore>();
   private readonly chains = new Map<string, Chain>();
   private cursors: CursorCodec | null = null;
@@ -313,6 +316,7 @@ export class App {
         serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
       },
       probes,
+      this.inflight,
       (table) => {
         mountActions(
           table,
@@ -394,9 +398,7 @@ export class App {
     await adapter.init(this.log);
     if (!this.config.disableAutoMigrate) await this.migrate();
     const handler = this.handler();
-    // Room for a long request line, so a URI over the 8 KiB limit reaches the guard and gets its
-    // 414 URI_TOO_LONG instead of Node's bodiless 431 at 16 KiB.
-    const server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+    const server = createNodeServer(handler, { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -420,8 +422,11 @@ export class App {
   }
 
   /**
-   * Graceful shutdown: readiness turns 503, in-flight requests finish (up to
-   * shutdownTimeout), the listener closes, then the database closes.
+   * Graceful shutdown: readiness turns 503 and the listener closes at once;
+   * every answer written from now on says `Connection: close` (requests
+   * arriving on connections still open are served so). Once the last
+   * request in flight has ended (or shutdownTimeout passed: the rest is
+   * cut), the remaining connections close, then the database. Resolves then.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
@@ -434,18 +439,13 @@ export class App {
     this.removeSignalHandlers();
     const server = this.server;
     if (server) {
-      // The listener stays open while in-flight requests finish, so probes keep answering
-      // (ready 503, live 200) and late requests still get served with Connection: close.
-      const drained = this.inflight.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.inflight.drained = resolve));
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.config.shutdownTimeoutMs)));
-      const outcome = await Promise.race([drained.then(() => 'drained' as const), timeout]);
-      clearTimeout(timer);
-      if (outcome === 'timeout') {
+      const closed = stopListening(server);
+      this.connections.closeAfterAnswers();
+      this.log.info({ inflight: this.inflight.count }, 'draining: no longer accepting connections');
+      if (!(await drained(this.inflight, this.config.shutdownTimeoutMs))) {
         this.log.warn({ inflight: this.inflight.count, shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
       }
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      closeConnections(server);
       await closed;
     }
     for (const close of this.closers.splice(0)) {
@@ -485,9 +485,6 @@ export class App {
 }
 
 /** Creates a server from a configuration (step 1 of the startup order). */
-/** Request line plus headers Node accepts before answering 431 itself. */
-const MAX_HEADER_BYTES = 64 * 1024;
-
 export function createServer(config: ServerConfig = {}): App {
   return new App(config);
 }

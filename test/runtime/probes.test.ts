@@ -1,6 +1,7 @@
 // Operational routes, deadlines, client disconnects and graceful shutdown.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { get as httpGet, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createServer, type HttpMiddleware } from '@mfx/runtime';
 import { backends } from '../support/backends.js';
@@ -8,6 +9,18 @@ import { loadFixture } from '../support/fixtures.js';
 import { memoryLogger, request, startServer, type TestServer } from '../support/server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A GET over node:http (fetch hides Connection): status, the Connection header and the JSON body. */
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; connection: string | undefined; body: any }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: JSON.parse(text) }));
+    }).on('error', reject);
+  });
+}
 
 for (const backend of await backends()) {
   describe(`probes on ${backend.name}`, { skip: backend.skip }, () => {
@@ -92,13 +105,31 @@ for (const backend of await backends()) {
 describe('health and readiness states', () => {
   it('/health follows HealthCheckDB; /ready is 503 while starting and stopping; /live stays 200', async () => {
     const logger = memoryLogger();
-    const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger, healthCheckDB: false, shutdownTimeout: '2s' });
+    // Requests marked x-hold wait here (in a probe's middleware or a service hook) until released: they are in flight when the drain begins.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived = 0;
+    let allArrived!: () => void;
+    const threeArrived = new Promise<void>((resolve) => (allArrived = resolve));
+    const hold = async (req: { headers: Record<string, unknown> }) => {
+      if (!req.headers['x-hold']) return;
+      if (++arrived === 3) allArrived();
+      await released;
+    };
+    const app = createServer({
+      port: 0,
+      host: '127.0.0.1',
+      handleSignals: false,
+      logger,
+      healthCheckDB: false,
+      shutdownTimeout: '30s',
+      probes: { middleware: [(req, _res, next) => void hold(req).then(() => next())] },
+    });
     app.register(await loadFixture('blog'));
     const { adapter } = await (await import('../support/backends.js')).backends().then((b) => b[0].open(app.registry));
     app.setDB(adapter);
-    // A slow hook keeps a request in flight during the drain.
     app.use('service', async (ctx, next) => {
-      if (ctx.req.headers['x-slow']) await sleep(300);
+      await hold(ctx.req);
       await next();
     });
     const handler = app.handler();
@@ -117,17 +148,21 @@ describe('health and readiness states', () => {
     assert.deepEqual((await request(`${base}/health`, 'GET')).body, { status: 'ok' });
     assert.equal((await request(`${base}/ready`, 'GET')).status, 200);
 
-    const inflight = request(`${base}/tags`, 'GET', { headers: { 'x-slow': '1' } });
-    await sleep(50);
+    // Probes on connections open during the drain still answer (ready 503, live 200); new connections are refused.
+    const held = (path: string) => get(`${base}${path}`, { 'x-hold': '1' });
+    const [ready, live, tags] = [held('/ready'), held('/live'), held('/tags')];
+    await threeArrived;
     const stopping = app.stop();
-    await sleep(20);
-    const draining = await request(`${base}/ready`, 'GET');
-    assert.equal(draining.status, 503);
-    assert.deepEqual(draining.body, { status: 'stopping' });
-    assert.equal((await request(`${base}/live`, 'GET')).status, 200, 'liveness stays 200 during the drain');
-    const finished = await inflight;
+    const refused = await new Promise((resolve) => connect(port, '127.0.0.1').once('connect', resolve).once('error', (e: NodeJS.ErrnoException) => resolve(e.code)));
+    assert.equal(refused, 'ECONNREFUSED', 'no new connection is accepted once the drain began');
+    release();
+    assert.deepEqual(await ready, { status: 503, connection: 'close', body: { status: 'stopping' } });
+    assert.deepEqual(await live, { status: 200, connection: 'close', body: { status: 'ok' } }, 'liveness stays 200 during the drain');
+    const finished = await tags;
     assert.equal(finished.status, 200, 'the in-flight request finished during the drain');
+    assert.equal(finished.connection, 'close');
     await stopping;
+    assert.ok(!logger.lines.some((l) => l.message?.startsWith('shutdown timeout')), 'the drain ended with the last request, not at the timeout');
     await assert.rejects(request(`${base}/live`, 'GET'), 'the listener is closed after stop');
   });
 

@@ -8,6 +8,7 @@ import { Context, runCallback } from '../pipeline/context.js';
 import type { Chain } from '../pipeline/pipeline.js';
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { type Inflight, requestEnded } from './inflight.js';
 import { releaseSource } from './stream.js';
 import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from './respond.js';
 
@@ -19,7 +20,7 @@ export interface DispatchDeps {
   trustProxyHeaders: boolean;
   serviceName?: string;
   /** Requests being served, for graceful shutdown. */
-  inflight: { count: number; drained: (() => void) | null; draining: boolean };
+  inflight: Inflight;
 }
 
 /** Search part of the URL (after `?`), without parsing it yet. */
@@ -75,7 +76,6 @@ export async function dispatch(
     searchOf(req.url),
   );
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
-  if (inflight.draining) ctx.headers.Connection = 'close';
   const defaults = { serviceName: deps.serviceName };
 
   let status = 0;
@@ -146,8 +146,7 @@ export async function dispatch(
       'request',
     );
     if (ctx.afterResponseCallbacks) await runAfterResponse(ctx);
-    inflight.count--;
-    if (inflight.count === 0 && inflight.drained) inflight.drained();
+    requestEnded(inflight);
   }
 }
 

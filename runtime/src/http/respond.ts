@@ -39,6 +39,17 @@ export function remoteAddressOf(req: IncomingMessage, trustProxyHeaders: boolean
   return req.socket.remoteAddress ?? '';
 }
 
+/**
+ * X-Request-Id (and X-Service-Name when set): the headers every response
+ * carries, also those written outside the pipeline.
+ *
+ * @example
+ * writeJson(res, 404, body, identityHeadersOf(requestId, 'blog'));
+ */
+export function identityHeadersOf(requestId: string, serviceName: string | undefined): Record<string, string> {
+  return serviceName ? { 'X-Request-Id': requestId, 'X-Service-Name': serviceName } : { 'X-Request-Id': requestId };
+}
+
 /** Common headers of every response of the API. */
 export interface ResponseDefaults {
   serviceName?: string;
@@ -104,8 +115,7 @@ async function writeStream(ctx: Context, response: StreamResponse, headers: Reco
 }
 
 function baseHeaders(ctx: Context, defaults: ResponseDefaults): Record<string, string | number> {
-  const headers: Record<string, string | number> = { 'X-Request-Id': ctx.requestId };
-  if (defaults.serviceName) headers['X-Service-Name'] = defaults.serviceName;
+  const headers: Record<string, string | number> = identityHeadersOf(ctx.requestId, defaults.serviceName);
   if (ctx.timings) {
     headers['Server-Timing'] = Object.entries(ctx.timings)
       .map(([step, ms]) => `${step};dur=${(ms as number).toFixed(2)}`)

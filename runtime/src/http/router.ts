@@ -8,11 +8,11 @@ import type { Op } from '../pipeline/types.js';
 import type { HttpMiddleware, ProbeOptions, ProbesConfig } from '../probes/probes.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { modelRoutes, type RouteRow } from '../registry/model-routes.js';
-import { requestIdOf, writeJson } from './respond.js';
+import { MAX_URI_BYTES, uriTooLong } from './head-limits.js';
+import { countedInflight, type Inflight } from './inflight.js';
+import { lingerAfterAnswer } from './linger.js';
+import { identityHeadersOf, requestIdOf, writeJson } from './respond.js';
 import { type RouteHandler, RouteTable } from './route-table.js';
-
-/** Request URIs above 8 KiB are refused before routing. */
-export const MAX_URI_BYTES = 8 * 1024;
 
 type Request = IncomingMessage & { params?: Record<string, string>; path?: string; originalUrl?: string; search?: string | null };
 type Handler = (req: Request, res: ServerResponse) => void;
@@ -35,9 +35,9 @@ function errorResponse(req: Request, res: ServerResponse, error: ApiError, servi
 
 /** X-Request-Id (and X-Service-Name) for responses written outside the pipeline. */
 export function identityHeaders(req: IncomingMessage, serviceName: string | undefined): Record<string, string> {
-  const id = (req as Request & { requestId?: string }).requestId ?? requestIdOf(req);
-  return serviceName ? { 'X-Request-Id': id, 'X-Service-Name': serviceName } : { 'X-Request-Id': id };
+  return identityHeadersOf((req as Request & { requestId?: string }).requestId ?? requestIdOf(req), serviceName);
 }
+
 
 /** Runs connect-style middleware in order, then `last`. */
 function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, serviceName: string | undefined): Handler {
@@ -55,11 +55,18 @@ function chainMiddleware(middleware: readonly HttpMiddleware[], last: Handler, s
 }
 
 /**
- * The polka application: URI guard, router-level middleware, static files,
- * probes, then each model's route table. Built once when the server
+ * The polka application: request guard, router-level middleware, static
+ * files, probes, then each model's route table. Built once when the server
  * seals; nothing is looked up by scanning models per request.
  */
-export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[], routes: RouteServer, probes: ProbeHandlers, mountMore?: (table: RouteTable) => void) {
+export function buildRouter(
+  config: ResolvedConfig,
+  models: readonly ModelMeta[],
+  routes: RouteServer,
+  probes: ProbeHandlers,
+  inflight: Inflight,
+  mountMore?: (table: RouteTable) => void,
+) {
   const prefix = config.pathPrefix;
   const serviceName = config.serviceName;
   const app = polka({
@@ -71,9 +78,19 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
   // Every response carries X-Request-Id (and X-Service-Name), also those answered before routing.
   const guard = (req: Request, res: ServerResponse, next: () => void) => {
     (req as Request & { requestId?: string }).requestId = requestIdOf(req);
-    if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
-      return errorResponse(req, res, new ApiError('URI_TOO_LONG', `request URI is longer than ${MAX_URI_BYTES} bytes; move long filters into fewer clauses`), serviceName);
+    if (inflight.draining) {
+      // Pipelined behind an answer that closes the connection: its own answer could never be sent, so it is not served.
+      if (!res.socket) return;
+      res.setHeader('Connection', 'close');
+    } else if (req.headers.upgrade !== undefined) {
+      // Upgrades are ignored (served as plain HTTP/1.1), but Node's parser reads nothing more on that connection.
+      res.setHeader('Connection', 'close');
     }
+    if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
+      lingerAfterAnswer(req);
+      return errorResponse(req, res, new ApiError('BAD_REQUEST', 'an HTTP/1.1 request needs a Host header; send Host: <the server name>'), serviceName, { Connection: 'close' });
+    }
+    if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) return errorResponse(req, res, uriTooLong(), serviceName);
     next();
   };
   app.use(guard);
@@ -88,7 +105,7 @@ export function buildRouter(config: ResolvedConfig, models: readonly ModelMeta[]
   }
 
   const table = new RouteTable();
-  mountProbes(table, prefix, config.probes, probes, serviceName);
+  mountProbes(table, prefix, config.probes, probes, serviceName, inflight);
   for (const model of models) {
     if (model.mounted) mountModel(table, prefix, model, routes);
   }
@@ -146,11 +163,11 @@ function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes:
   }
 }
 
-function mountProbes(table: RouteTable, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined): void {
+function mountProbes(table: RouteTable, prefix: string, config: ProbesConfig, probes: ProbeHandlers, serviceName: string | undefined, inflight: Inflight): void {
   const shared = config.middleware ?? [];
   const mount = (name: 'live' | 'ready' | 'health', options: ProbeOptions | undefined) => {
     if (options?.disabled) return;
-    const handler = chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name], serviceName);
+    const handler = countedInflight(inflight, chainMiddleware([...shared, ...(options?.middleware ?? [])], probes[name], serviceName));
     table.add('GET', `${prefix}/${name}`, handler);
     table.add('HEAD', `${prefix}/${name}`, handler);
   };

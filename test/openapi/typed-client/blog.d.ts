@@ -532,7 +532,7 @@ export interface components {
                  * @description stable code; switch on it
                  * @enum {string}
                  */
-                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "RATE_LIMITED" | "TIMEOUT" | "NO_STORAGE" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED";
+                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "TIMEOUT" | "METHOD_NOT_IMPLEMENTED" | "NO_STORAGE" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED";
                 /** @description what went wrong and how to fix it */
                 message: string;
                 /** @description VALIDATION_ERROR: one entry per bad field; CONFLICT and FOREIGN_KEY_VIOLATION: table, column and detail */
@@ -1015,13 +1015,15 @@ export interface components {
          *
          *     INVALID_AGGREGATE: an invalid aggregate spec, or a body sent to the aggregate route
          *
-         *     INVALID_JSON: the body is not a JSON object
+         *     INVALID_JSON: the body is not a JSON object, not UTF-8, or has an unpaired surrogate escape
          *
          *     EMPTY_BODY: the body is empty
          *
          *     BODY_READ_ERROR: the body could not be read
          *
          *     MULTIPART_ERROR: a multipart body could not be parsed
+         *
+         *     BAD_REQUEST: the request is not valid HTTP/1.1 (broken chunked framing, both Content-Length and Transfer-Encoding, a NUL or other invalid character in a header, no Host header); the connection closes
          */
         BadRequest: {
             headers: {
@@ -1106,7 +1108,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description NO_STORAGE: multipart bodies and file routes need file storage */
+        /**
+         * @description METHOD_NOT_IMPLEMENTED: the method is not one HTTP defines, or CONNECT (this server is not a proxy); the connection closes
+         *
+         *     NO_STORAGE: multipart bodies and file routes need file storage
+         */
         NotImplemented: {
             headers: {
                 [name: string]: unknown;
