@@ -58,6 +58,12 @@ describe('index limits: defaults', () => {
     assert.deepEqual([article.lead, article.text, article.headline], [[87279, 87279], [87279, 87279], [200, 200]]);
   });
 
+  it('a field a btree bounds counts at that length in the full-text index', () => {
+    const listing = limits('Listing');
+    // (1,048,575 - 8 - 3 * 6 - 255 * 6) / (2 * 6): the slug takes its 255, not a third.
+    assert.deepEqual([listing.slug, listing.intro, listing.body], [[255, 255], [87251, 87251], [87251, 87251]]);
+  });
+
   it('text fields of one composite index share what it holds', () => {
     const shop = limits('Shop');
     // Three open text columns: (2704 - 16 - 3 * 8) / (3 * 4) = 222 each.

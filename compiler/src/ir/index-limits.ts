@@ -97,22 +97,29 @@ interface IndexUse {
  */
 export function applyIndexLimits(models: ModelIR[], bag: DiagnosticBag): void {
   for (const model of models) {
-    const limits = new Map<FieldIR, { chars: number; use: IndexUse }>();
     // A field can sit in several indexes (unique and a foreign key, say): one report of one maxlen is enough.
     const reported = new Set<string>();
-    const report = (span: Span, message: string, hint: string) => {
+    const report: Report = (span, message, hint) => {
       if (!reported.has(message)) bag.error(span, message, hint);
       reported.add(message);
     };
-    for (const use of indexUses(model)) {
-      const share = defaultShare(model, use, report);
-      if (share === null) continue;
-      for (const field of use.fields.filter(isDefaulted)) {
-        const known = limits.get(field);
-        if (!known || share < known.chars) limits.set(field, { chars: share, use });
+    const uses = indexUses(model);
+    const defaulted = new Set<FieldIR>();
+    // Btree limits first: a field they bound counts at that length in the full-text index, leaving it more room.
+    for (const capacity of [BTREE, BLIND_INDEX, FULL_TEXT]) {
+      const limits = new Map<FieldIR, { chars: number; use: IndexUse }>();
+      for (const use of uses.filter((u) => u.capacity === capacity)) {
+        const share = defaultShare(model, use, report, defaulted);
+        if (share === null) continue;
+        for (const field of use.fields.filter(isOpen)) {
+          const known = limits.get(field);
+          if (!known || share < known.chars) limits.set(field, { chars: share, use });
+        }
+      }
+      for (const [field, { chars, use }] of limits) {
+        if (setDefaultLimit(model, field, chars, use, bag)) defaulted.add(field);
       }
     }
-    for (const [field, { chars, use }] of limits) setDefaultLimit(model, field, chars, use, bag);
   }
 }
 
@@ -146,7 +153,7 @@ function indexUses(model: ModelIR): IndexUse[] {
 }
 
 /** A text field whose length nothing bounds yet: no maxlen, no enum. */
-const isDefaulted = (field: FieldIR) => field.type === 'string' && !field.base && field.maxlen === undefined && field.enum === undefined;
+const isOpen = (field: FieldIR) => field.type === 'string' && !field.base && field.maxlen === undefined && field.enum === undefined;
 
 /** The characters a bounded column can hold, or null when its length is open (text without maxlen) or it is not text. */
 function boundedChars(field: FieldIR): number | null {
@@ -163,14 +170,14 @@ function boundedChars(field: FieldIR): number | null {
  */
 type Report = (span: Span, message: string, hint: string) => void;
 
-function defaultShare(model: ModelIR, use: IndexUse, report: Report): number | null {
+function defaultShare(model: ModelIR, use: IndexUse, report: Report, defaulted: ReadonlySet<FieldIR>): number | null {
   const { capacity } = use;
   let room = capacity.bytes - capacity.fixed;
   let open = 0;
   let boundedText = 0;
   for (const field of use.fields) {
     const chars = boundedChars(field);
-    if (isDefaulted(field)) {
+    if (isOpen(field)) {
       open++;
       room -= capacity.perText;
     } else if (chars !== null) {
@@ -182,22 +189,24 @@ function defaultShare(model: ModelIR, use: IndexUse, report: Report): number | n
   }
   const share = open === 0 ? Number.POSITIVE_INFINITY : Math.floor(room / (open * capacity.perChar));
   if (room >= 0 && share >= 1) return Math.min(capacity.defaultChars, share);
-  if (boundedText > 0) reportTooLong(model, use, report);
+  if (boundedText > 0) reportTooLong(model, use, report, defaulted);
   return null;
 }
 
 /** `maxlen`s (or enum values) that together overflow the index. */
-function reportTooLong(model: ModelIR, use: IndexUse, report: Report): void {
+function reportTooLong(model: ModelIR, use: IndexUse, report: Report, defaulted: ReadonlySet<FieldIR>): void {
   const { capacity } = use;
   const text = use.fields.filter((f) => f.type === 'string');
   const others = use.fields.length - text.length;
   const most = Math.floor((capacity.bytes - capacity.fixed - others * capacity.perOther - text.length * capacity.perText) / capacity.perChar);
-  const bounded = text.filter((f) => !isDefaulted(f) && !f.base);
+  const bounded = text.filter((f) => !isOpen(f) && !f.base);
   if (use.owner && text.length === 1) {
     report(use.span, `${model.name}.${use.owner.name}: maxlen:${use.owner.maxlen} is more than ${use.label} can hold`, `Use maxlen:${most} or less: ${capacity.reason}`);
     return;
   }
-  const lengths = bounded.map((f) => (f.maxlen !== undefined ? `maxlen:${f.maxlen} on ${f.name}` : `the enum values of ${f.name}`)).join(', ');
+  const length = (f: FieldIR) =>
+    f.enum ? `the enum values of ${f.name}` : defaulted.has(f) ? `the ${f.maxlen}-character default of ${f.name}` : `maxlen:${f.maxlen} on ${f.name}`;
+  const lengths = bounded.map(length).join(', ');
   report(
     use.span,
     `${model.name}: ${use.label} cannot hold its text at full length (${lengths})`,
@@ -205,17 +214,18 @@ function reportTooLong(model: ModelIR, use: IndexUse, report: Report): void {
   );
 }
 
-/** Sets a default limit, checking it against the field's own minlen and default. */
-function setDefaultLimit(model: ModelIR, field: FieldIR, chars: number, use: IndexUse, bag: DiagnosticBag): void {
+/** Sets a default limit, checking it against the field's own minlen and default; false when they contradict it. */
+function setDefaultLimit(model: ModelIR, field: FieldIR, chars: number, use: IndexUse, bag: DiagnosticBag): boolean {
   const subject = `${model.name}.${field.name}`;
   const fix = `Give ${field.name} a maxlen:N of its own (${use.capacity.reason})`;
   if (field.minlen !== undefined && field.minlen > chars) {
     bag.error(field.span, `${subject}: minlen:${field.minlen} is more than the ${chars} characters ${use.label} allows by default`, fix);
-    return;
+    return false;
   }
   if (typeof field.default === 'string' && [...field.default].length > chars) {
     bag.error(field.span, `${subject}: default "${field.default.slice(0, 40)}" is longer than the ${chars} characters ${use.label} allows by default`, fix);
-    return;
+    return false;
   }
   field.maxlen = chars;
+  return true;
 }
