@@ -3,6 +3,7 @@
 // field, the same on every database; nothing is written. JSON columns nest at most 64 levels.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { App } from '@mfx/runtime';
 import { backends } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -26,7 +27,15 @@ for (const backend of await backends()) {
     const valid = () => ({ code: `g-${++serial}`, kind: 'plain', family: `f-${serial}`, makerId });
 
     before(async () => {
-      server = await startServer(backend, { fixture: 'hostile' });
+      // Multipart fields have no raw JSON to scan: a parser that reads its fields as JSON stands in for a real one.
+      const setup = (app: App) => {
+        app.multipartParser(async (ctx) => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+          return { fields: JSON.parse(Buffer.concat(chunks).toString('utf8')), files: [] };
+        });
+      };
+      server = await startServer(backend, { fixture: 'hostile', setup });
       makerId = (await server.request('POST', '/makers', { body: { name: 'Acme' } })).body.data.id;
       gizmo = (await server.request('POST', '/gizmos', { body: { ...valid(), tags: ['a'], specs: { k: 'v' }, label: { en: 'Hi' } } })).body.data;
     });
@@ -97,6 +106,17 @@ for (const backend of await backends()) {
       const kept = await server.request('GET', `/gizmos/${gizmo.id}`);
       assert.deepEqual(kept.body.data, gizmo);
       assert.equal(await historyRows(), versions);
+    });
+
+    it('multipart fields are searched too (there are no raw JSON bytes to scan)', async () => {
+      const rows = await count();
+      const multipart = (values: Record<string, unknown>) => ({ raw: JSON.stringify(values), headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+      const refused = await server.request('POST', '/gizmos', multipart({ ...valid(), notes: 'a\0' }));
+      assert.equal(refused.status, 422, refused.text);
+      assert.deepEqual(refused.body.error.details, [{ field: 'notes', message: NUL }]);
+      assert.equal(await count(), rows);
+      const stored = await server.request('POST', '/gizmos', multipart({ ...valid(), notes: 'fine' }));
+      assert.equal(stored.status, 201, stored.text);
     });
 
     it('a NUL beside other mistakes: every field named once, in field order', async () => {
