@@ -14,6 +14,8 @@ export const MAX_JSON_DEPTH = 64;
 
 const DEPTH_REFUSAL = `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; flatten the value`;
 
+const NONE: readonly ValidationDetail[] = Object.freeze([]);
+
 /** Field types whose values are JSON trees, walked for their depth on every write that carries them. */
 const JSON_TYPES = new Set<FieldManifest['type']>(['json_array', 'json_object', 'localized']);
 
@@ -29,15 +31,17 @@ const JSON_TYPES = new Set<FieldManifest['type']>(['json_array', 'json_object', 
  * const check = storableCheck(model.createKeys);
  * check({ title: 'a\u0000' }, ctx.rawBody); // [{ field: 'title', message: 'contains a NUL character, …' }]
  */
-export function storableCheck(keys: ReadonlyMap<string, FieldManifest>): (body: Record<string, unknown>, raw: Buffer | null) => ValidationDetail[] {
+export function storableCheck(keys: ReadonlyMap<string, FieldManifest>): (body: Record<string, unknown>, raw: Buffer | null) => readonly ValidationDetail[] {
   const trees = new Set([...keys.values()].filter((f) => JSON_TYPES.has(f.type)).map((f) => f.name));
   return (body, raw) => {
-    const problems: ValidationDetail[] = [];
     const nul = raw === null || mayHoldNul(raw);
+    // Nearly every write: no NUL escape in the raw body and no JSON column to walk.
+    if (!nul && trees.size === 0) return NONE;
+    const problems: ValidationDetail[] = [];
     for (const name in body) {
       const value = body[name];
       let problem: ValidationDetail | null = null;
-      if (trees.has(name)) problem = inspect(value, name, 0, { nul, field: name });
+      if (trees.has(name)) problem = inspect(value, 0, { nul, field: name, at: [] });
       else if (nul && typeof value === 'string' && hasNul(value)) problem = { field: name, message: NUL_REFUSAL };
       if (problem) problems.push(problem);
     }
@@ -45,11 +49,14 @@ export function storableCheck(keys: ReadonlyMap<string, FieldManifest>): (body: 
   };
 }
 
-/** What a walk of one JSON value looks for, and the field it belongs to. */
+/** What a walk of one JSON value looks for, the field it belongs to, and where it is (kept as a stack, joined only for a problem). */
 interface Walk {
   nul: boolean;
   field: string;
+  at: (string | number)[];
 }
+
+const pathOf = (walk: Walk) => [walk.field, ...walk.at].join('.');
 
 /**
  * The first problem inside one JSON value: a NUL in a string or an object
@@ -58,20 +65,24 @@ interface Walk {
  * (named by the field). Recursion stops at the limit, so hostile nesting
  * cannot exhaust the stack here.
  */
-function inspect(value: unknown, path: string, depth: number, walk: Walk): ValidationDetail | null {
-  if (typeof value === 'string') return walk.nul && hasNul(value) ? { field: path, message: NUL_REFUSAL } : null;
+function inspect(value: unknown, depth: number, walk: Walk): ValidationDetail | null {
+  if (typeof value === 'string') return walk.nul && hasNul(value) ? { field: pathOf(walk), message: NUL_REFUSAL } : null;
   if (value === null || typeof value !== 'object') return null;
   if (depth >= MAX_JSON_DEPTH) return { field: walk.field, message: DEPTH_REFUSAL };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const problem = inspect(value[i], `${path}.${i}`, depth + 1, walk);
+      walk.at.push(i);
+      const problem = inspect(value[i], depth + 1, walk);
+      walk.at.pop();
       if (problem) return problem;
     }
     return null;
   }
   for (const key in value) {
-    if (walk.nul && hasNul(key)) return { field: path, message: NUL_REFUSAL };
-    const problem = inspect((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1, walk);
+    if (walk.nul && hasNul(key)) return { field: pathOf(walk), message: NUL_REFUSAL };
+    walk.at.push(key);
+    const problem = inspect((value as Record<string, unknown>)[key], depth + 1, walk);
+    walk.at.pop();
     if (problem) return problem;
   }
   return null;
