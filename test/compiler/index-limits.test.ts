@@ -100,7 +100,7 @@ describe('index limits: errors', () => {
         severity: 'error',
         line: at.line,
         col: at.col,
-        text: `Overflow: unique_index too_wide (left, right) cannot hold its text at full length (maxlen:400 on left, maxlen:300 on right). Lower maxlen so that its text fields (left, right) hold at most 668 characters together: ${BTREE}`,
+        text: `Overflow: unique_index too_wide (left, right) cannot hold its text at full length (maxlen:400 on left, maxlen:300 on right). Lower maxlen on left, right so that together they hold at most 668 characters: ${BTREE}`,
       },
     ]);
   });
@@ -131,7 +131,15 @@ describe('index limits: errors', () => {
     ]);
   });
 
+  it('the cursor field counts with the id it is ordered by', () => {
+    const at = (needle: string) => seen(bad.diagnostics).filter((d) => d.line === locate(invalid, needle).line);
+    // (2704 - 16 - 8 - 8 - 36 * 4) / 4: the id's 36 characters take their share.
+    assert.deepEqual(at('handle:'), [
+      error('handle:', `Paged.handle: maxlen:633 is more than the keyset order of cursor_field handle (with id) can hold. Use maxlen:632 or less: ${BTREE}`),
+    ]);
+  });
+
   it('nothing else is reported', () => {
-    assert.equal(bad.diagnostics.length, 9);
+    assert.equal(bad.diagnostics.length, 10);
   });
 });

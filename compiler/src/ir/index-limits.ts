@@ -163,13 +163,13 @@ function boundedChars(field: FieldIR): number | null {
   return field.maxlen ?? null;
 }
 
+type Report = (span: Span, message: string, hint: string) => void;
+
 /**
  * What each defaulted text field of the index may hold: the default, or an
  * equal share of the room the other columns leave. Null (and reported) when
  * the bounded columns alone do not fit.
  */
-type Report = (span: Span, message: string, hint: string) => void;
-
 function defaultShare(model: ModelIR, use: IndexUse, report: Report, defaulted: ReadonlySet<FieldIR>): number | null {
   const { capacity } = use;
   let room = capacity.bytes - capacity.fixed;
@@ -193,24 +193,23 @@ function defaultShare(model: ModelIR, use: IndexUse, report: Report, defaulted: 
   return null;
 }
 
-/** `maxlen`s (or enum values) that together overflow the index. */
+/** `maxlen`s that together overflow the index; ids and enum values count at their fixed lengths. */
 function reportTooLong(model: ModelIR, use: IndexUse, report: Report, defaulted: ReadonlySet<FieldIR>): void {
   const { capacity } = use;
   const text = use.fields.filter((f) => f.type === 'string');
-  const others = use.fields.length - text.length;
-  const most = Math.floor((capacity.bytes - capacity.fixed - others * capacity.perOther - text.length * capacity.perText) / capacity.perChar);
-  const bounded = text.filter((f) => !isOpen(f) && !f.base);
-  if (use.owner && text.length === 1) {
+  const fixed = text.filter((f) => f.base === 'id' || f.enum);
+  const adjustable = text.filter((f) => !fixed.includes(f));
+  const spent = (use.fields.length - text.length) * capacity.perOther + text.length * capacity.perText + fixed.reduce((sum, f) => sum + boundedChars(f)! * capacity.perChar, 0);
+  const most = Math.floor((capacity.bytes - capacity.fixed - spent) / capacity.perChar);
+  if (use.owner && adjustable.length === 1 && adjustable[0] === use.owner) {
     report(use.span, `${model.name}.${use.owner.name}: maxlen:${use.owner.maxlen} is more than ${use.label} can hold`, `Use maxlen:${most} or less: ${capacity.reason}`);
     return;
   }
-  const length = (f: FieldIR) =>
-    f.enum ? `the enum values of ${f.name}` : defaulted.has(f) ? `the ${f.maxlen}-character default of ${f.name}` : `maxlen:${f.maxlen} on ${f.name}`;
-  const lengths = bounded.map(length).join(', ');
+  const length = (f: FieldIR) => (f.enum ? `the enum values of ${f.name}` : defaulted.has(f) ? `the ${f.maxlen}-character default of ${f.name}` : `maxlen:${f.maxlen} on ${f.name}`);
   report(
     use.span,
-    `${model.name}: ${use.label} cannot hold its text at full length (${lengths})`,
-    `Lower maxlen so that its text fields (${text.map((f) => f.name).join(', ')}) hold at most ${most} characters together: ${capacity.reason}`,
+    `${model.name}: ${use.label} cannot hold its text at full length (${text.filter((f) => !isOpen(f) && f.base !== 'id').map(length).join(', ')})`,
+    `Lower maxlen on ${adjustable.map((f) => f.name).join(', ')} so that together they hold at most ${most} characters: ${capacity.reason}`,
   );
 }
 
