@@ -65,10 +65,12 @@ export class ResponseValidator {
     const verb = method.toLowerCase();
     const template = this.template(path);
     const operation = template ? this.doc.paths[template.path][verb] : undefined;
+    // HEAD answers carry no body, errors included.
+    const envelope = () => (verb === 'head' ? (text === '' ? null : `${method} ${path} ${status} has a body`) : this.checkBody('/components/schemas/Error', status, text));
     if (!operation) {
       // Not a documented route: only an error envelope (404 no route, 405, 414) may come back.
       if (status < 400) return `${method} ${path} answered ${status} but the document has no such operation`;
-      return this.checkBody('/components/schemas/Error', status, text);
+      return envelope();
     }
     const base = pointer('', 'paths', template!.path, verb, 'responses');
     // `default` covers any status an operation does not list (custom actions use it).
@@ -76,7 +78,7 @@ export class ResponseValidator {
     let response = operation.responses[key];
     let responsePointer = `${base}/${key}`;
     if (!response) {
-      if (BEFORE_ROUTING.has(status)) return this.checkBody('/components/schemas/Error', status, text);
+      if (BEFORE_ROUTING.has(status)) return envelope();
       return `${method} ${template!.path} answered ${status}, which the document does not list (documented: ${Object.keys(operation.responses).join(', ')})`;
     }
     if (response.$ref) {

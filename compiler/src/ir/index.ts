@@ -6,6 +6,7 @@ import { parseDirectives } from './directives/syntax.js';
 import type { DiagnosticBag } from './diagnostics.js';
 import type { ModelFacts } from './facts.js';
 import type { ModelIR } from './model.js';
+import { applyIndexLimits } from './index-limits.js';
 import { resolveRelations } from './relations.js';
 
 export type { Diagnostic, Severity, Span } from './diagnostics.js';
@@ -13,7 +14,8 @@ export { DiagnosticBag, diagnosticText } from './diagnostics.js';
 export type { FieldIR, ModelIR, RelationIR, RelationPropertyIR } from './model.js';
 
 /**
- * Build and check every model, then resolve relations across them.
+ * Build and check every model, then resolve relations across them and
+ * bound the text that indexes hold.
  * Abstract models are dropped; the result is sorted by name.
  *
  * @example
@@ -29,6 +31,7 @@ export function buildModels(facts: ModelFacts[], nonModels: ReadonlyMap<string, 
   }
   models.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   resolveRelations(models, reasons, bag);
+  applyIndexLimits(models, bag);
   return models;
 }
 

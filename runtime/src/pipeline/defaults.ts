@@ -13,10 +13,12 @@ import type { ModelStore, Page } from '../store/model-store.js';
 import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
 import type { Context } from './context.js';
 import { historyDefaults } from './history-read.js';
+import { notFound, pathId } from './path-id.js';
 import { recordWrites } from './record-writes.js';
 import { ObserverError, type WriteObservers } from './write-observers.js';
 import { hookFailure, type StepDefaults } from './pipeline.js';
 import type { Hook } from './types.js';
+import { storableCheck } from './storable.js';
 import { applyDefaults, stripBody, validateBody } from './validate.js';
 
 export interface DefaultsOptions {
@@ -31,8 +33,6 @@ export interface DefaultsOptions {
 
 /** What the response shows, from the request's parameters and caller. */
 const viewOf = (ctx: Context): ResponseView => ({ select: ctx.query?.select ?? null, locale: ctx.query?.locale ?? null, caller: ctx.identity });
-
-const notFound = (model: ModelMeta, id: string) => new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
 
 /** Runs a store call, turning driver errors into API errors (and a write observer's failure into a hook's). */
 async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
@@ -75,6 +75,9 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
   // The ETag names the stored record, not a view of it: If-Match is compared with every visible field.
   const storedEtag = (record: RecordData) => etagOf({ data: project(record, FULL_VIEW, false) });
   const writes = recordWrites(model, store, options.observers, storedEtag);
+  // What the body schemas cannot say (NUL characters, JSON nesting), checked once per write.
+  const storableCreate = storableCheck(model.createKeys);
+  const storableUpdate = storableCheck(model.updateKeys);
   // Singletons have no id in the path: the row is resolved (and created on first access) per request.
   const singleton = model.options.singleton ? new SingletonRows(model, store.dialect) : null;
   const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
@@ -126,7 +129,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           await next();
         },
         db: async (ctx, next) => {
-          const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
+          const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
           const record = await db(ctx, async () => {
             const found = await store.findById(ctx.db, id, storeOptions(ctx));
             if (found && ctx.query?.include.length) await store.include(ctx.db, [found], ctx.query.include, storeOptions(ctx));
@@ -147,7 +150,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         deserialize: deserializeBody(options),
         validate: async (ctx, next) => {
           const body = stripBody(ctx.body!, model.createKeys);
-          validateBody(model.validators.create, body, model);
+          validateBody(model.validators.create, body, model, storableCreate(body, ctx.rawBody));
           applyDefaults(body, model);
           ctx.body = body;
           await next();
@@ -167,12 +170,12 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         deserialize: deserializeBody(options),
         validate: async (ctx, next) => {
           const body = stripBody(ctx.body!, model.updateKeys);
-          validateBody(model.validators.update, body, model);
+          validateBody(model.validators.update, body, model, storableUpdate(body, ctx.rawBody));
           ctx.body = body;
           await next();
         },
         db: async (ctx, next) => {
-          const id = singleton ? await db(ctx, () => idOf(ctx)) : ctx.params.id;
+          const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
           const record = await db(ctx, () => writes.update(ctx, id, { ...ctx.body }));
           if (!record) throw notFound(model, id);
           ctx.result = record;
@@ -187,8 +190,9 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       return {
         ...none,
         db: async (ctx, next) => {
-          const removed = await db(ctx, () => writes.remove(ctx, ctx.params.id));
-          if (!removed) throw notFound(model, ctx.params.id);
+          const id = pathId(ctx, model);
+          const removed = await db(ctx, () => writes.remove(ctx, id));
+          if (!removed) throw notFound(model, id);
           ctx.result = null;
           await next();
         },

@@ -4,6 +4,7 @@ import { parseListQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { type HistoryEntry, historyOf } from '../store/history.js';
 import type { ModelStore } from '../store/model-store.js';
+import { notFound, pathId } from './path-id.js';
 import type { StepDefaults } from './pipeline.js';
 
 /** List parameters that would filter or reshape history rows; only page and limit apply. */
@@ -31,13 +32,13 @@ export function historyDefaults(model: ModelMeta, store: ModelStore, none: StepD
       await next();
     },
     db: async (ctx, next) => {
-      const id = ctx.params.id;
+      const id = pathId(ctx, model);
       const options = { signal: ctx.cancel, scope: ctx.scope };
       // The existence-in-scope check counts soft-deleted rows; a store without it falls back to a scoped read.
       try {
         const visible =
           typeof store.existsInScope === 'function' ? await store.existsInScope(ctx.db, id, options) : (await store.findById(ctx.db, id, options)) !== null;
-        if (!visible) throw new ApiError('NOT_FOUND', `no ${model.name} with id "${id.slice(0, 100)}"`);
+        if (!visible) throw notFound(model, id);
         ctx.result = await history.page(ctx.db, id, ctx.query!.page, ctx.query!.limit, options);
       } catch (error) {
         throw mapDbError(error, ctx.db.dialect, ctx.op);

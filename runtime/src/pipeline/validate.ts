@@ -25,14 +25,23 @@ export function applyDefaults(body: Record<string, unknown>, model: ModelMeta): 
 
 const clone = (value: JsonValue): JsonValue => (value !== null && typeof value === 'object' ? structuredClone(value) : value);
 
-/** Runs a precompiled validator and throws 422 with one detail per failing field. */
-export function validateBody(validator: CompiledValidator, body: Record<string, unknown>, model: ModelMeta): void {
-  if (validator(body)) return;
-  throw new ApiError('VALIDATION_ERROR', `the ${model.name} is not valid; see details`, validationDetails(validator.errors ?? [], body, model));
+/**
+ * Runs a precompiled validator and throws 422 with one detail per failing
+ * field; `storable` are the problems the schema cannot express (see
+ * storable.ts), reported alongside.
+ */
+export function validateBody(validator: CompiledValidator, body: Record<string, unknown>, model: ModelMeta, storable: readonly ValidationDetail[] = []): void {
+  if (validator(body) && storable.length === 0) return;
+  throw new ApiError('VALIDATION_ERROR', `the ${model.name} is not valid; see details`, validationDetails(validator.errors ?? [], body, model, storable));
 }
 
-/** One `{field, message}` per failing field, in the model's field order. */
-export function validationDetails(errors: readonly AjvErrorObject[], body: Record<string, unknown>, model: ModelMeta): ValidationDetail[] {
+/** One `{field, message}` per failing field, in the model's field order (the schema's findings first for a field). */
+export function validationDetails(
+  errors: readonly AjvErrorObject[],
+  body: Record<string, unknown>,
+  model: ModelMeta,
+  storable: readonly ValidationDetail[] = [],
+): ValidationDetail[] {
   const byField = new Map<string, string>();
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
   for (const error of errors) {
@@ -43,6 +52,10 @@ export function validationDetails(errors: readonly AjvErrorObject[], body: Recor
     if (error.keyword !== 'anyOf' && underAnyOf) continue;
     if (byField.has(field)) continue;
     byField.set(field, message(error, valueAt(body, error.instancePath), model.field(field.split('.')[0])));
+  }
+  const failed = new Set([...byField.keys()].map((field) => field.split('.')[0]));
+  for (const detail of storable) {
+    if (!failed.has(detail.field.split('.')[0])) byField.set(detail.field, detail.message);
   }
   const order = new Map(model.fields.map((f, i) => [f.name, i]));
   return [...byField.entries()]

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { FieldManifest } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { hasNul, NUL_REFUSAL } from '../util/nul.js';
 import { coerceValue, OPERATORS } from './operators.js';
 import { DEFAULT_LIMIT, FILTER_OPS, type FilterClause, type FilterOp, type IncludePath, type ListQuery, MAX_LIMIT, type SortKey } from './types.js';
 
@@ -185,7 +186,7 @@ export function parseCursor(model: ModelMeta, params: URLSearchParams): string |
 /** No column holds NUL (PostgreSQL text refuses it), so a parameter carrying one can only be a mistake or a probe. */
 function refuseNul(params: URLSearchParams): void {
   for (const [key, value] of params) {
-    if (key.includes('\0') || value.includes('\0')) throw invalid(`query parameter ${quote(key.replaceAll('\0', '\\0'))} contains a NUL character, which no field can hold`);
+    if (hasNul(key) || hasNul(value)) throw invalid(`query parameter ${quote(key.replaceAll('\0', '\\0'))} ${NUL_REFUSAL}`);
   }
 }
 

@@ -50,10 +50,17 @@ export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
   return codecOf(model, dialect).decode;
 }
 
-/** Normalises a value from a request body for storage. */
+/**
+ * Normalises a value from a request body for storage.
+ *
+ * @example encodeValue(label, 'Hello') // '"Hello"': JSON text, as the column holds JSON
+ */
 export function encodeValue(field: FieldManifest, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (field.type === 'timestamp') return new Date(value as string).toISOString();
+  // A localized column holds JSON (jsonb on PostgreSQL); a plain string is one JSON value among others,
+  // not raw text (which jsonb refuses, and SQLite would read back as `true` or `12` when it looks like one).
+  if (field.type === 'localized' && typeof value === 'string') return JSON.stringify(value);
   return value;
 }
 

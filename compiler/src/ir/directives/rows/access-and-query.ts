@@ -1,7 +1,7 @@
 // Access, query and storage flags.
 import type { DirectiveRow } from '../rule.js';
 import { parseNamedList } from '../values.js';
-import { addIndex, flag, type NamedList, ORDERED, text } from './shared.js';
+import { addIndex, flag, INDEXABLE, type NamedList, ORDERED, text, UNINDEXABLE_HINTS } from './shared.js';
 
 export const accessAndQueryRows: readonly DirectiveRow[] = [
   // ── Access ───────────────────────────────────────────────────────────
@@ -74,12 +74,12 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'unique',
     summary: 'UNIQUE constraint on the column',
-    field: { parse: flag, apply: (_, { field }) => void (field.unique = true) },
+    field: { parse: flag, types: INDEXABLE, typeHints: UNINDEXABLE_HINTS, apply: (_, { field }) => void (field.unique = true) },
   },
   {
     name: 'index',
     summary: 'on a property: an index on its column; on a model: index:NAME=col|col',
-    field: { parse: flag, apply: (_, { field }) => void (field.index = true) },
+    field: { parse: flag, types: INDEXABLE, typeHints: UNINDEXABLE_HINTS, apply: (_, { field }) => void (field.index = true) },
     model: {
       parse: (use) => parseNamedList(text(use, 'NAME=col|col')),
       repeatable: true,

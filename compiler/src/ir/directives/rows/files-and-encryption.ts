@@ -1,7 +1,7 @@
 // File fields and encryption.
 import type { DirectiveRow } from '../rule.js';
 import { DirectiveProblem, parseChoice, parseList, parseSize } from '../values.js';
-import { flag, text } from './shared.js';
+import { ENCRYPTED_INDEX_HINT, flag, text } from './shared.js';
 
 export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   // ── Files ────────────────────────────────────────────────────────────
@@ -71,6 +71,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
         sortable: 'Encrypted values cannot be sorted; drop sortable',
         searchable: 'Encrypted values cannot be searched; drop searchable',
         default: 'A column default would be stored unencrypted; drop default',
+        index: ENCRYPTED_INDEX_HINT,
       },
       // The UNIQUE constraint moves to the HMAC companion column: ciphertexts of equal values differ.
       apply: (_, { field }) => {

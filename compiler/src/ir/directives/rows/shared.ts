@@ -8,6 +8,10 @@ import { DirectiveProblem, INT32, SAFE_INTEGER } from '../values.js';
 
 export const NUMERIC: readonly FieldType[] = ['number', 'integer', 'bigint'];
 export const ORDERED: readonly FieldType[] = ['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp', 'localized'];
+/** Types an index can hold whole: scalars; a JSON or localized value has no size bound (see index-limits.ts). */
+export const INDEXABLE: readonly FieldType[] = ['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp'];
+const UNINDEXABLE_HINT = "An index entry holds at most 2704 bytes on PostgreSQL and a JSON value's size has no bound; index a text or number field instead";
+export const UNINDEXABLE_HINTS: Partial<Record<FieldType, string>> = { json_array: UNINDEXABLE_HINT, json_object: UNINDEXABLE_HINT, localized: UNINDEXABLE_HINT };
 export const LOCALE_MODES: readonly LocaleMode[] = ['split', 'resolve', 'dynamic'];
 export const ON_DELETE: readonly Exclude<OnDelete, 'noAction'>[] = ['cascade', 'setNull', 'restrict'];
 /** Every key of QueryLimits, once: a key the runtime adds without a row here does not compile. */
@@ -117,10 +121,20 @@ export function addIndex(model: ModelDraft, { name, items }: NamedList, unique: 
       report(`'${directive}:${name}' names ${item}, which is no field of ${model.ir.name}`, didYouMean(item, model.ir.fields.map((f) => f.name)));
       return;
     }
+    if (!INDEXABLE.includes(field.type)) {
+      report(`'${directive}:${name}' names ${field.name}, a ${field.type === 'localized' ? 'localized (JSON)' : 'JSON'} column`, UNINDEXABLE_HINT);
+      return;
+    }
+    if (field.encrypted) {
+      report(`'${directive}:${name}' names ${field.name}, an encrypted column`, ENCRYPTED_INDEX_HINT);
+      return;
+    }
     columns.push(field.column);
   }
   model.ir.options.indices.push({ name, columns, unique });
 }
+
+export const ENCRYPTED_INDEX_HINT = 'Ciphertexts of equal values differ, so no query can use an index on them; use encrypted,unique for exact lookups through the blind index';
 
 /** min/max/minlen/maxlen must not contradict each other. */
 export function checkBounds(lower: number | undefined, upper: number | undefined, names: string, report: Report): void {
