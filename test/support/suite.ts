@@ -3,7 +3,7 @@
 // started before its tests and closed after them.
 import { after, before, describe } from 'node:test';
 import { type Backend, backends } from './backends.js';
-import { type StartOptions, startServer, type TestServer } from './server.js';
+import { type ServerHandle, type StartOptions, startServer, type TestServer } from './server.js';
 
 /** SQLite in memory and PostgreSQL: the matrix every end-to-end suite runs on. */
 export const matrix: readonly Backend[] = await backends();
@@ -24,13 +24,11 @@ export function eachBackend(title: string, define: (backend: Backend) => void, o
   for (const backend of on) describe(`${title} on ${backend.name}`, { skip: backend.skip }, () => define(backend));
 }
 
-/** A server of `useServer`: usable inside tests and in `before` hooks registered after `useServer`. */
-export type ServerHandle = Omit<TestServer, 'close'>;
-
 /**
  * Starts a server on `backend` in a `before` hook of the enclosing suite and
  * closes it (dropping its database) in an `after` hook. The handle forwards
- * to the running server, so it can be captured by the suite's helpers.
+ * to the running server, so the suite's helpers can capture it; it works
+ * inside tests and in `before` hooks registered after `useServer`.
  *
  * @example
  * const server = useServer(backend, { fixture: 'lifecycle', setup: (app) => void app.use('service', transaction()) });
@@ -63,12 +61,12 @@ export function useServer(backend: Backend, options: StartOptions = {}): ServerH
 
 /**
  * node:test options that run a test only on the backends named and show it
- * as skipped, with `why`, on the others.
+ * as skipped on the others, saying why (`not on postgres: <why>`).
  *
  * @example
  * it('a NUL byte in JSON', onlyOn(backend, 'sqlite', "PostgreSQL's jsonb cannot hold it"), async () => { ... });
  */
 export function onlyOn(backend: Backend, names: Backend['name'] | readonly Backend['name'][], why: string): { skip: string | false } {
   const on = typeof names === 'string' ? [names] : names;
-  return { skip: on.includes(backend.name) ? false : `${on.join(' and ')} only: ${why}` };
+  return { skip: on.includes(backend.name) ? false : `not on ${backend.name}: ${why}` };
 }
