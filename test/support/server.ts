@@ -25,7 +25,8 @@ export function memoryLogger(): Logger & { lines: LogLine[]; next(match: (line: 
   };
 }
 
-export interface TestServer {
+/** A running test server: what tests use of it (`useServer` hands out this much). */
+export interface ServerHandle {
   app: App;
   /** Base URL including the path prefix, e.g. http://127.0.0.1:41234/api */
   url: string;
@@ -34,6 +35,10 @@ export interface TestServer {
   logLine(match: (line: LogLine) => boolean): Promise<LogLine>;
   /** `unchecked: true` skips the OpenAPI check for one deliberately odd answer (a handler's made-up status, say). */
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer; unchecked?: boolean }): Promise<TestResponse>;
+}
+
+/** A server `startServer` started: the test closes it. */
+export interface TestServer extends ServerHandle {
   close(): Promise<void>;
 }
 
