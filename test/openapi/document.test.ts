@@ -1,12 +1,12 @@
 // GET /openapi.json: an OpenAPI 3.1 document of exactly what is served,
 // rebuilt from the registry on every request, checked by a third-party validator.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { apiKey, bearer, createServer, openSqlite, requireRole } from '@mfx/runtime';
 import { bearerHeader, SECRET, token } from '../support/auth.js';
 import { loadFixture } from '../support/fixtures.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer } from '../support/server.js';
 import { eachBackend, sqlite, useServer } from '../support/suite.js';
 
 async function assertValidOpenApi(doc: unknown) {
@@ -194,13 +194,11 @@ eachBackend('OpenAPI document', (backend) => {
 });
 
 describe('OpenAPI document of the kitchen-sink fixture (every directive)', () => {
-  let server: TestServer;
+  const server = useServer(sqlite, { fixture: 'kitchen-sink', config: { probes: { health: { disabled: true } } } });
   let doc: any;
   before(async () => {
-    server = await startServer(sqlite, { fixture: 'kitchen-sink', config: { probes: { health: { disabled: true } } } });
     doc = (await server.request('GET', '/openapi.json')).body;
   });
-  after(async () => server?.close());
 
   it('is valid by a third-party validator', async () => {
     await assertValidOpenApi(doc);
