@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { backends, freshSchema } from '../support/backends.js';
+import { freshSchema } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { request } from '../support/server.js';
+import { postgres } from '../support/suite.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const mfx = join(root, 'bin/mfx.mjs');
-const postgres = (await backends()).find((b) => b.name === 'postgres')!;
 
 async function sqlOn(url: string, sql: string) {
   const client = new pg.Client({ connectionString: url });

@@ -2,10 +2,9 @@
 // accepts exactly the fields the OpenAPI document advertises, and the body schemas,
 // responses, history and audit agree with them.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { type FieldManifest, fieldRoles } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { eachBackend, useServer } from '../support/suite.js';
 
 const base: FieldManifest = {
   name: 'f',
@@ -71,38 +70,32 @@ function documentedFilterable(description: string): string[] {
   return list === 'none' ? [] : [...list.matchAll(/(?:^|, )([^\s,(]+) \(/g)].map((m) => m[1]);
 }
 
-for (const backend of await backends()) {
-  for (const fixture of ['query', 'tenancy', 'lifecycle']) {
-    describe(`the document advertises exactly what the parser accepts (${fixture} on ${backend.name})`, { skip: backend.skip }, () => {
-      let server: TestServer;
-      before(async () => {
-        server = await startServer(backend, { fixture });
-      });
-      after(async () => server?.close());
+for (const fixture of ['query', 'tenancy', 'lifecycle']) {
+  eachBackend(`the document advertises exactly what the parser accepts (${fixture})`, (backend) => {
+    const server = useServer(backend, { fixture });
 
-      it('filter, sort and select, field by field', async () => {
-        const doc = server.app.document();
-        for (const model of server.app.registry.all()) {
-          if (!model.mounted || model.options.singleton) continue;
-          const list = doc.paths?.[`/${model.table}`]?.get;
-          assert.ok(list, `${model.name} is listed`);
-          const parameter = (name: string) => list.parameters?.find((p) => 'name' in p && p.name === name) as { description?: string; schema?: { items?: { enum?: string[] } } } | undefined;
-          const filters = documentedFilterable(parameter('filter')?.description ?? 'Filterable fields: none.');
-          const sorts = parameter('sort')?.schema?.items?.enum ?? [];
-          const selects = parameter('select')?.schema?.items?.enum ?? [];
-          for (const field of model.fields) {
-            const path = `/${model.table}`;
-            const sort = await server.request('GET', `${path}?sort=${field.name}:asc`, { unchecked: true });
-            assert.equal(sort.status === 200, sorts.includes(`${field.name}:asc`), `${model.name}.${field.name}: sort answered ${sort.status} ${sort.text}`);
-            const select = await server.request('GET', `${path}?select=${field.name}`, { unchecked: true });
-            assert.equal(select.status === 200, selects.includes(field.name), `${model.name}.${field.name}: select answered ${select.status} ${select.text}`);
-            // is_null takes no value, so only the field itself can be refused.
-            const filter = await server.request('GET', `${path}?filter=${field.name}:is_null`, { unchecked: true });
-            const refused = filter.status === 400 && /is not a field|is not filterable|cannot be filtered|base column/.test(filter.body.error.message);
-            assert.equal(!refused, filters.includes(field.name), `${model.name}.${field.name}: filter answered ${filter.status} ${filter.text}`);
-          }
+    it('filter, sort and select, field by field', async () => {
+      const doc = server.app.document();
+      for (const model of server.app.registry.all()) {
+        if (!model.mounted || model.options.singleton) continue;
+        const list = doc.paths?.[`/${model.table}`]?.get;
+        assert.ok(list, `${model.name} is listed`);
+        const parameter = (name: string) => list.parameters?.find((p) => 'name' in p && p.name === name) as { description?: string; schema?: { items?: { enum?: string[] } } } | undefined;
+        const filters = documentedFilterable(parameter('filter')?.description ?? 'Filterable fields: none.');
+        const sorts = parameter('sort')?.schema?.items?.enum ?? [];
+        const selects = parameter('select')?.schema?.items?.enum ?? [];
+        for (const field of model.fields) {
+          const path = `/${model.table}`;
+          const sort = await server.request('GET', `${path}?sort=${field.name}:asc`, { unchecked: true });
+          assert.equal(sort.status === 200, sorts.includes(`${field.name}:asc`), `${model.name}.${field.name}: sort answered ${sort.status} ${sort.text}`);
+          const select = await server.request('GET', `${path}?select=${field.name}`, { unchecked: true });
+          assert.equal(select.status === 200, selects.includes(field.name), `${model.name}.${field.name}: select answered ${select.status} ${select.text}`);
+          // is_null takes no value, so only the field itself can be refused.
+          const filter = await server.request('GET', `${path}?filter=${field.name}:is_null`, { unchecked: true });
+          const refused = filter.status === 400 && /is not a field|is not filterable|cannot be filtered|base column/.test(filter.body.error.message);
+          assert.equal(!refused, filters.includes(field.name), `${model.name}.${field.name}: filter answered ${filter.status} ${filter.text}`);
         }
-      });
+      }
     });
-  }
+  });
 }

@@ -2,12 +2,12 @@
 // with a message saying what is wrong; good tokens pass.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import jwt from 'jsonwebtoken';
 import { bearer } from '@mfx/runtime';
 import { SECRET, b64, ec, rsa } from '../support/auth.js';
-import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer } from '../support/server.js';
+import { eachBackend, sqlite, useServer } from '../support/suite.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 const hs = (claims: object, options: jwt.SignOptions = {}) => jwt.sign({ sub: 'u1', iss: 'issuer-a', aud: 'api', ...claims }, SECRET, { algorithm: 'HS256', ...options });
@@ -66,34 +66,28 @@ function require_hmac(input: string, key: string): string {
   return createHmac('sha256', key).update(input).digest('base64url');
 }
 
-for (const backend of await backends()) {
-  describe(`bearer JWT edge cases on ${backend.name}`, { skip: backend.skip }, () => {
-    const servers: Partial<Record<Row['server'], TestServer>> = {};
-    before(async () => {
-      const auth = { hs: bearer({ secret: SECRET, issuer: 'issuer-a', audience: 'api' }), rs: bearer({ publicKey: rsa.publicKey, issuer: 'issuer-a', audience: 'api' }), es: bearer({ publicKey: ec.publicKey, issuer: 'issuer-a', audience: 'api' }) };
-      for (const kind of ['hs', 'rs', 'es'] as const) {
-        servers[kind] = await startServer(backend, { setup: (app) => void app.use('auth', auth[kind], { models: ['Tag'], ops: ['create'] }) });
+eachBackend('bearer JWT edge cases', (backend) => {
+  const auth = { hs: bearer({ secret: SECRET, issuer: 'issuer-a', audience: 'api' }), rs: bearer({ publicKey: rsa.publicKey, issuer: 'issuer-a', audience: 'api' }), es: bearer({ publicKey: ec.publicKey, issuer: 'issuer-a', audience: 'api' }) };
+  const servers = {
+    hs: useServer(backend, { setup: (app) => void app.use('auth', auth.hs, { models: ['Tag'], ops: ['create'] }) }),
+    rs: useServer(backend, { setup: (app) => void app.use('auth', auth.rs, { models: ['Tag'], ops: ['create'] }) }),
+    es: useServer(backend, { setup: (app) => void app.use('auth', auth.es, { models: ['Tag'], ops: ['create'] }) }),
+  };
+
+  for (const row of rows) {
+    it(`${row.name} → ${row.status}`, async () => {
+      const total = async () => (await servers[row.server].request('GET', '/tags')).body.meta.total as number;
+      const before = await total();
+      const res = await servers[row.server].request('POST', '/tags', { headers: { authorization: row.header() }, body: { name: `t-${Math.random()}` } });
+      assert.equal(res.status, row.status === 200 ? 201 : row.status, res.text);
+      if (row.status === 401) {
+        assert.equal(res.body.error.code, 'UNAUTHORIZED');
+        if (row.message) assert.equal(res.body.error.message, row.message);
+        assert.equal(await total(), before, 'nothing written by a refused token');
       }
     });
-    after(async () => {
-      for (const server of Object.values(servers)) await server?.close();
-    });
-
-    for (const row of rows) {
-      it(`${row.name} → ${row.status}`, async () => {
-        const total = async () => (await servers[row.server]!.request('GET', '/tags')).body.meta.total as number;
-        const before = await total();
-        const res = await servers[row.server]!.request('POST', '/tags', { headers: { authorization: row.header() }, body: { name: `t-${Math.random()}` } });
-        assert.equal(res.status, row.status === 200 ? 201 : row.status, res.text);
-        if (row.status === 401) {
-          assert.equal(res.body.error.code, 'UNAUTHORIZED');
-          if (row.message) assert.equal(res.body.error.message, row.message);
-          assert.equal(await total(), before, 'nothing written by a refused token');
-        }
-      });
-    }
-  });
-}
+  }
+});
 
 describe('bearer key and algorithm rules', () => {
   it('derives algorithms from the key type and refuses confusing configurations', () => {
@@ -106,7 +100,6 @@ describe('bearer key and algorithm rules', () => {
   });
 
   it('says when a token expired or is not valid yet', async () => {
-    const [sqlite] = await backends();
     const server = await startServer(sqlite, { setup: (app) => void app.use('auth', bearer({ secret: SECRET }), { models: ['Tag'] }) });
     try {
       const expired = await server.request('GET', '/tags', { headers: { authorization: `Bearer ${jwt.sign({ exp: now() - 10 }, SECRET)}` } });

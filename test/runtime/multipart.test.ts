@@ -7,10 +7,9 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ApiError, type App, ConfigError, type Context, createServer, type MultipartBody, type MultipartLimits, RegistrationClosedError, type UploadedFile } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { eachBackend, useServer } from '../support/suite.js';
 
 interface Cleanup {
   /** The response was fully handed over when the cleanup ran. */
@@ -98,78 +97,72 @@ function declare(app: App): void {
   }, { models: ['Tag'] });
 }
 
-for (const backend of await backends()) {
-  describe(`multipart hand-off on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(backend, { setup: declare });
-    });
-    after(async () => server?.close());
+eachBackend('multipart hand-off', (backend) => {
+  const server = useServer(backend, { setup: declare });
 
-    const tagCount = async () => Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM tags'))[0].n);
-    const send = async (method: string, path: string, id: string, entries: Array<[string, string | Blob, string?]>, headers: Record<string, string> = {}) => {
-      const { raw, contentType } = await formBody(entries);
-      return server.request(method, path, { raw, headers: { 'content-type': contentType, 'x-test-id': id, ...headers } });
-    };
+  const tagCount = async () => Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM tags'))[0].n);
+  const send = async (method: string, path: string, id: string, entries: Array<[string, string | Blob, string?]>, headers: Record<string, string> = {}) => {
+    const { raw, contentType } = await formBody(entries);
+    return server.request(method, path, { raw, headers: { 'content-type': contentType, 'x-test-id': id, ...headers } });
+  };
 
-    it('hands a multipart create to the parser: fields are the body, file parts reach hooks as ctx.files', async () => {
-      const res = await send('POST', '/tags', 'create', [['name', 'from a form'], ['notes', new Blob(['hello file'], { type: 'text/plain' }), 'notes.txt']]);
-      assert.equal(res.status, 201, res.text);
-      assert.equal(res.body.data.name, 'from a form');
-      assert.deepEqual(seen.get('create'), [{ field: 'notes', filename: 'notes.txt', contentType: 'text/plain', size: 10, text: 'hello file' }]);
-    });
-
-    it('runs the cleanup after the response is written, removing the temporary directory', async () => {
-      const res = await send('POST', '/tags', 'cleanup', [['name', 'cleaned up'], ['notes', new Blob(['x']), 'x.bin']]);
-      assert.equal(res.status, 201);
-      const cleanup = await cleanups.get('cleanup')!;
-      assert.equal(cleanup.responseEnded, true);
-      assert.equal(existsSync(cleanup.dir), false);
-    });
-
-    it('hands a multipart update to the parser too', async () => {
-      const id = (await server.request('POST', '/tags', { body: { name: 'before the form' } })).body.data.id;
-      const res = await send('PATCH', `/tags/${id}`, 'update', [['name', 'after the form']]);
-      assert.equal(res.status, 200);
-      assert.equal(res.body.data.name, 'after the form');
-      await cleanups.get('update');
-    });
-
-    it('runs the cleanup when the request fails too, and writes nothing', async () => {
-      const before = await tagCount();
-      const res = await send('POST', '/tags', 'invalid', [['notes', new Blob(['no name']), 'n.txt']]);
-      assert.equal(res.status, 422);
-      assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-      assert.equal((await cleanups.get('invalid')!).responseEnded, true);
-      assert.equal(await tagCount(), before);
-    });
-
-    it("answers a parser's ApiError as is: 413 over the registered limit, 400 for a body without a boundary", async () => {
-      const before = await tagCount();
-      const big = await send('POST', '/tags', 'big', [['name', 'big'], ['notes', new Blob(['x'.repeat(65 * 1024)]), 'big.txt']]);
-      assert.equal(big.status, 413);
-      assert.deepEqual(big.body.error, { code: 'BODY_TOO_LARGE', message: `multipart body is larger than ${64 * 1024} bytes` });
-      const unbounded = await server.request('POST', '/tags', { raw: 'name=x', headers: { 'content-type': 'multipart/form-data', 'x-test-id': 'unbounded' } });
-      assert.equal(unbounded.status, 400);
-      assert.deepEqual(unbounded.body.error, { code: 'MULTIPART_ERROR', message: 'the multipart body names no boundary' });
-      assert.equal(await tagCount(), before);
-      await cleanups.get('big');
-    });
-
-    it('answers anything else a parser throws with 400 MULTIPART_ERROR and the generic text, logging the original', async () => {
-      const res = await send('POST', '/tags', 'broken', [['name', 'broken']], { 'x-break-parser': '1' });
-      assert.equal(res.status, 400);
-      assert.deepEqual(res.body.error, { code: 'MULTIPART_ERROR', message: 'multipart body could not be parsed' });
-      const logged = await server.logLine((line) => line.message === 'multipart parser failed');
-      assert.match(String(logged.fields.err), /ENOSPC/);
-      await cleanups.get('broken');
-    });
-
-    it('refuses a parser registered after the server sealed', () => {
-      assert.throws(() => server.app.multipartParser(testParser), RegistrationClosedError);
-    });
+  it('hands a multipart create to the parser: fields are the body, file parts reach hooks as ctx.files', async () => {
+    const res = await send('POST', '/tags', 'create', [['name', 'from a form'], ['notes', new Blob(['hello file'], { type: 'text/plain' }), 'notes.txt']]);
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.name, 'from a form');
+    assert.deepEqual(seen.get('create'), [{ field: 'notes', filename: 'notes.txt', contentType: 'text/plain', size: 10, text: 'hello file' }]);
   });
-}
+
+  it('runs the cleanup after the response is written, removing the temporary directory', async () => {
+    const res = await send('POST', '/tags', 'cleanup', [['name', 'cleaned up'], ['notes', new Blob(['x']), 'x.bin']]);
+    assert.equal(res.status, 201);
+    const cleanup = await cleanups.get('cleanup')!;
+    assert.equal(cleanup.responseEnded, true);
+    assert.equal(existsSync(cleanup.dir), false);
+  });
+
+  it('hands a multipart update to the parser too', async () => {
+    const id = (await server.request('POST', '/tags', { body: { name: 'before the form' } })).body.data.id;
+    const res = await send('PATCH', `/tags/${id}`, 'update', [['name', 'after the form']]);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.name, 'after the form');
+    await cleanups.get('update');
+  });
+
+  it('runs the cleanup when the request fails too, and writes nothing', async () => {
+    const before = await tagCount();
+    const res = await send('POST', '/tags', 'invalid', [['notes', new Blob(['no name']), 'n.txt']]);
+    assert.equal(res.status, 422);
+    assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+    assert.equal((await cleanups.get('invalid')!).responseEnded, true);
+    assert.equal(await tagCount(), before);
+  });
+
+  it("answers a parser's ApiError as is: 413 over the registered limit, 400 for a body without a boundary", async () => {
+    const before = await tagCount();
+    const big = await send('POST', '/tags', 'big', [['name', 'big'], ['notes', new Blob(['x'.repeat(65 * 1024)]), 'big.txt']]);
+    assert.equal(big.status, 413);
+    assert.deepEqual(big.body.error, { code: 'BODY_TOO_LARGE', message: `multipart body is larger than ${64 * 1024} bytes` });
+    const unbounded = await server.request('POST', '/tags', { raw: 'name=x', headers: { 'content-type': 'multipart/form-data', 'x-test-id': 'unbounded' } });
+    assert.equal(unbounded.status, 400);
+    assert.deepEqual(unbounded.body.error, { code: 'MULTIPART_ERROR', message: 'the multipart body names no boundary' });
+    assert.equal(await tagCount(), before);
+    await cleanups.get('big');
+  });
+
+  it('answers anything else a parser throws with 400 MULTIPART_ERROR and the generic text, logging the original', async () => {
+    const res = await send('POST', '/tags', 'broken', [['name', 'broken']], { 'x-break-parser': '1' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.error, { code: 'MULTIPART_ERROR', message: 'multipart body could not be parsed' });
+    const logged = await server.logLine((line) => line.message === 'multipart parser failed');
+    assert.match(String(logged.fields.err), /ENOSPC/);
+    await cleanups.get('broken');
+  });
+
+  it('refuses a parser registered after the server sealed', () => {
+    assert.throws(() => server.app.multipartParser(testParser), RegistrationClosedError);
+  });
+});
 
 describe('multipartParser registration', () => {
   it('takes one parser per app, a function, and a positive whole maxBytes', () => {

@@ -1,35 +1,29 @@
 // Model option overrides at registration: only options that leave the schema and the compiled checks alone.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createServer, type ModelOverrides } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
 import { loadFixture } from '../support/fixtures.js';
-import { memoryLogger, startServer, type TestServer } from '../support/server.js';
+import { memoryLogger } from '../support/server.js';
+import { eachBackend, useServer } from '../support/suite.js';
 
-for (const backend of await backends()) {
-  describe(`accepted overrides on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(backend, { overrides: { Tag: { headless: true }, Post: { queryLimits: { maxFilters: 1 } } } });
-    });
-    after(() => server.close());
+eachBackend('accepted overrides', (backend) => {
+  const server = useServer(backend, { overrides: { Tag: { headless: true }, Post: { queryLimits: { maxFilters: 1 } } } });
 
-    it('headless: the model is migrated but has no routes', async () => {
-      const res = await server.request('GET', '/tags');
-      assert.equal(res.status, 404, res.text);
-      assert.deepEqual(res.body.error, { code: 'NOT_FOUND', message: 'no route for GET /api/tags' });
-      assert.ok((await server.app.db.introspect()).has('tags'));
-    });
-
-    it('queryLimits: the model takes the overridden cap', async () => {
-      const res = await server.request('GET', '/posts?filter=status:eq:draft&filter=views:gt:1');
-      assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body.error, { code: 'INVALID_QUERY', message: 'too many filter clauses: at most 1 (query_limits:maxFilters)' });
-      const one = await server.request('GET', '/posts?filter=status:eq:draft');
-      assert.equal(one.status, 200, one.text);
-    });
+  it('headless: the model is migrated but has no routes', async () => {
+    const res = await server.request('GET', '/tags');
+    assert.equal(res.status, 404, res.text);
+    assert.deepEqual(res.body.error, { code: 'NOT_FOUND', message: 'no route for GET /api/tags' });
+    assert.ok((await server.app.db.introspect()).has('tags'));
   });
-}
+
+  it('queryLimits: the model takes the overridden cap', async () => {
+    const res = await server.request('GET', '/posts?filter=status:eq:draft&filter=views:gt:1');
+    assert.equal(res.status, 400, res.text);
+    assert.deepEqual(res.body.error, { code: 'INVALID_QUERY', message: 'too many filter clauses: at most 1 (query_limits:maxFilters)' });
+    const one = await server.request('GET', '/posts?filter=status:eq:draft');
+    assert.equal(one.status, 200, one.text);
+  });
+});
 
 describe('refused overrides', () => {
   const refused: [string, unknown, string][] = [

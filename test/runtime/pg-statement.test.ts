@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { PreparedStatement, type StatementResult, StatementExecution } from '../../runtime/src/db/pg-statement.js';
-import { backends, freshSchema } from '../support/backends.js';
-
-const postgres = (await backends()).find((b) => b.name === 'postgres')!;
+import { freshSchema } from '../support/backends.js';
+import { postgres } from '../support/suite.js';
+import { until } from '../support/wait.js';
 
 const parserFor = (oid: number) => pg.types.getTypeParser(oid, 'text') as (text: string) => unknown;
 
@@ -122,7 +122,8 @@ describe('PostgreSQL prepared statements', { skip: postgres.skip }, () => {
     const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     const run = counted(client, statement(`SELECT pg_sleep(5) AS "slept"`));
     const killer = await connect();
-    await new Promise((r) => setTimeout(r, 200));
+    // Terminated once the server shows the statement running.
+    await until(async () => (await killer.client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep%'`, [pid])).rowCount);
     await killer.client.query('SELECT pg_terminate_backend($1)', [pid]);
     assert.ok((await run.first) instanceof Error);
     assert.equal(run.answers(), 1);
@@ -134,8 +135,9 @@ describe('PostgreSQL prepared statements', { skip: postgres.skip }, () => {
     clients.push(client);
     const run = counted(client, statement(`SELECT pg_sleep(0.4) AS "slept"`));
     assert.match(String(await run.first), /Query read timeout/);
-    // The server finishes the statement and reports ready; that second outcome is dropped.
-    await new Promise((r) => setTimeout(r, 600));
+    // The server finishes the statement and reports ready; that second outcome is dropped. The connection
+    // sends the next query only after that report, so its answer comes after the dropped outcome.
+    assert.deepEqual((await client.query({ text: 'SELECT 1 AS "after"', query_timeout: 60_000 } as pg.QueryConfig)).rows, [{ after: 1 }]);
     assert.equal(run.answers(), 1);
   });
 

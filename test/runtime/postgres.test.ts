@@ -6,11 +6,14 @@ import { type AddressInfo, createServer as createTcpServer, type Server, type So
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { type Adapter, createServer, openPostgres, type PostgresOptions, type Registry } from '@mfx/runtime';
-import { type Backend, backends, freshSchema, PG_URL } from '../support/backends.js';
+import { type Backend, freshSchema, PG_URL } from '../support/backends.js';
 import { loadFixture } from '../support/fixtures.js';
 import { memoryLogger, startServer, type TestServer } from '../support/server.js';
+import { postgres } from '../support/suite.js';
+import { gate, until } from '../support/wait.js';
 
-const postgres = (await backends()).find((b) => b.name === 'postgres')!;
+/** Turns a hang (a request never answered, a state never reached) into a failure. */
+const HANG = { timeout: 60_000 };
 
 /** What the last server opened on a `pgBackend`: its adapter and schema. */
 interface Opened {
@@ -53,7 +56,9 @@ async function blogRegistry(): Promise<Registry> {
   return app.registry;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once the server shows backend `pid` running a statement that contains `text`. */
+const running = (pid: number, text: string) =>
+  until(async () => (await admin(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND position($2 in query) > 0`, [pid, text])).length > 0);
 
 describe('PostgreSQL pools', { skip: postgres.skip }, () => {
   it('sends reads outside a transaction to the read pool and everything inside one to the write connection', async () => {
@@ -186,7 +191,7 @@ describe('PostgreSQL timeouts', { skip: postgres.skip }, () => {
     }
   });
 
-  it('cancels the running statement at the QueryTimeout deadline', async () => {
+  it('cancels the running statement at the QueryTimeout deadline', HANG, async () => {
     const name = uniqueName();
     const backend = pgBackend({ poolConfig: { application_name: name } });
     const server = await startServer(backend, { fixture: 'parity', config: { queryTimeout: '300ms' } });
@@ -195,23 +200,21 @@ describe('PostgreSQL timeouts', { skip: postgres.skip }, () => {
       const res = await server.request('GET', '/user');
       assert.equal(res.status, 504, res.text);
       assert.equal(res.body.error.code, 'TIMEOUT');
-      // The blocked statement was cancelled on the server, not left waiting on the lock.
-      let waiting = 1;
-      for (let i = 0; i < 50 && waiting > 0; i++) {
-        await sleep(50);
-        [{ waiting }] = await admin<{ waiting: number }>(
+      // The blocked statement was cancelled on the server, not left waiting on the lock (the cancel reaches the server after the 504).
+      await until(async () => {
+        const [{ waiting }] = await admin<{ waiting: number }>(
           `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE application_name LIKE $1 AND state = 'active'`,
           [`${name}:%`],
         );
-      }
-      assert.equal(waiting, 0);
+        return waiting === 0;
+      });
     } finally {
       await release();
       await server.close();
     }
   });
 
-  it('closes a connection a cancel was sent on instead of handing it to the next statement', async () => {
+  it('closes a connection a cancel was sent on instead of handing it to the next statement', HANG, async () => {
     // A CancelRequest travels on its own socket and may land after its statement finished:
     // a reused connection would have the next request's statement cancelled instead.
     const { url, drop } = await freshSchema();
@@ -222,7 +225,8 @@ describe('PostgreSQL timeouts', { skip: postgres.skip }, () => {
       assert.equal(await pid(), first, 'an untouched connection is reused');
       const controller = new AbortController();
       const slow = adapter.raw('SELECT pg_sleep(5)', [], { signal: controller.signal });
-      setTimeout(() => controller.abort('client closed'), 200);
+      await running(first, 'pg_sleep');
+      controller.abort('client closed');
       await assert.rejects(slow, { name: 'AbortedError' });
       const second = await pid();
       assert.notEqual(second, first);
@@ -233,8 +237,10 @@ describe('PostgreSQL timeouts', { skip: postgres.skip }, () => {
       await assert.rejects(
         adapter.transaction(async (tx) => {
           txPid = await pid(tx);
-          setTimeout(() => inTx.abort('client closed'), 200);
-          await tx.raw('SELECT pg_sleep(5)', [], { signal: inTx.signal });
+          const sleeping = tx.raw('SELECT pg_sleep(5)', [], { signal: inTx.signal });
+          await running(txPid, 'pg_sleep');
+          inTx.abort('client closed');
+          await sleeping;
         }),
         { name: 'AbortedError' },
       );
@@ -290,7 +296,7 @@ async function pgProxy() {
 }
 
 describe('PostgreSQL faults', { skip: postgres.skip }, () => {
-  it('answers every request in flight when its backends are terminated, then recovers', async () => {
+  it('answers every request in flight when its backends are terminated, then recovers', HANG, async () => {
     const name = uniqueName();
     const server = await startServer(pgBackend({ poolConfig: { application_name: name } }), {});
     try {
@@ -298,22 +304,24 @@ describe('PostgreSQL faults', { skip: postgres.skip }, () => {
       assert.equal(user.status, 201, user.text);
       const statuses: number[] = [];
       const codes = new Set<string>();
+      const firstAnswer = gate();
       const load = Array.from({ length: 120 }, async (_, i) => {
-        await sleep(i * 2);
         const res =
           i % 3 === 0
             ? await server.request('POST', '/posts', { body: { title: `Post ${i}`, userId: user.body.data.id } })
             : await server.request('GET', i % 3 === 1 ? '/posts' : `/users/${user.body.data.id}`);
         statuses.push(res.status);
+        firstAnswer.open();
         if (res.status >= 500) codes.add(res.body.error.code);
       });
-      await sleep(60);
+      // The pools hold a few connections: once one request is answered, the rest are running or waiting for one.
+      await firstAnswer.opened;
       const killed = await admin<{ pid: number }>(
         `SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity WHERE application_name LIKE $1`,
         [`${name}:%`],
       );
       assert.ok(killed.length > 0, 'the server had backends to terminate');
-      await Promise.race([Promise.all(load), sleep(20_000).then(() => assert.fail('a request hung after its backend was terminated'))]);
+      await Promise.all(load); // a request that hung after its backend was terminated fails the test by its timeout
       assert.equal(statuses.length, 120);
       for (const status of statuses) assert.ok([200, 201, 500].includes(status), `unexpected status ${status}`);
       assert.deepEqual([...codes].filter((c) => c !== 'DB_ERROR'), []);
@@ -326,7 +334,7 @@ describe('PostgreSQL faults', { skip: postgres.skip }, () => {
     }
   });
 
-  it('reports not ready while the database is unreachable and recovers without a restart', async () => {
+  it('reports not ready while the database is unreachable and recovers without a restart', HANG, async () => {
     const proxy = await pgProxy();
     const server = await startServer(pgBackend({ rewriteUrl: proxy.route, poolConfig: { connectionTimeoutMillis: 500 } }), {
       config: { healthTimeout: '1s' },
@@ -342,12 +350,8 @@ describe('PostgreSQL faults', { skip: postgres.skip }, () => {
       assert.equal(list.body.error.code, 'DB_ERROR');
       assert.equal((await server.request('GET', '/live')).status, 200);
       proxy.restore();
-      let status = 0;
-      for (let i = 0; i < 40 && status !== 200; i++) {
-        status = (await server.request('GET', '/ready')).status;
-        if (status !== 200) await sleep(100);
-      }
-      assert.equal(status, 200);
+      // Ready again once a readiness probe gets through to the restored database.
+      await until(async () => (await server.request('GET', '/ready')).status === 200);
       assert.equal((await server.request('GET', '/posts')).status, 200);
     } finally {
       await server.close();

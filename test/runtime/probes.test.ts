@@ -1,15 +1,16 @@
 // Operational routes, deadlines, client disconnects and graceful shutdown.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { get as httpGet, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import { createServer, type HttpMiddleware } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
+import { describe, it } from 'node:test';
+import { type Context, createServer, type HttpMiddleware } from '@mfx/runtime';
 import { loadFixture } from '../support/fixtures.js';
-import { memoryLogger, request, startServer, type TestServer } from '../support/server.js';
+import { memoryLogger, request } from '../support/server.js';
+import { eachBackend, sqlite, useServer } from '../support/suite.js';
+import { type Gate, gate, Recorder } from '../support/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
+/** Resolves once the request is cancelled: its deadline passed or its client left. */
 /** A GET over node:http (fetch hides Connection): status, the Connection header and the JSON body. */
 function get(url: string, headers: Record<string, string>): Promise<{ status: number; connection: string | undefined; body: any }> {
   return new Promise((resolve, reject) => {
@@ -22,85 +23,83 @@ function get(url: string, headers: Record<string, string>): Promise<{ status: nu
   });
 }
 
-for (const backend of await backends()) {
-  describe(`probes on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    let cacheHealthy = true;
-    let checkRuns = 0;
-    /** While set, checks wait for it: concurrent requests overlap however slow the machine is. */
-    let gate: Promise<void> | null = null;
-    const seen: string[] = [];
-    const tag = (label: string): HttpMiddleware => (req, _res, next) => {
-      seen.push(`${label}:${req.url}`);
-      next();
-    };
-    before(async () => {
-      server = await startServer(backend, {
-        config: {
-          healthCheckDB: true,
-          readinessChecks: [
-            {
-              name: 'cache',
-              check: async () => {
-                checkRuns++;
-                await (gate ?? sleep(50));
-                if (!cacheHealthy) throw new Error('cache down: secret detail');
-              },
-            },
-          ],
-          probes: { publishReadinessChecks: true, middleware: [tag('shared')], ready: { middleware: [tag('ready')] }, health: { disabled: true } },
+const cancelled = async (ctx: Context) => {
+  if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
+};
+
+eachBackend('probes', (backend) => {
+  let cacheHealthy = true;
+  let checkRuns = 0;
+  /** While set, checks wait for it: concurrent requests overlap however slow the machine is. */
+  let held: Gate | null = null;
+  const seen = new Recorder<string>();
+  const tag = (label: string): HttpMiddleware => (req, _res, next) => {
+    seen.push(`${label}:${req.url}`);
+    next();
+  };
+  const server = useServer(backend, {
+    config: {
+      healthCheckDB: true,
+      readinessChecks: [
+        {
+          name: 'cache',
+          check: async () => {
+            checkRuns++;
+            await held?.opened;
+            if (!cacheHealthy) throw new Error('cache down: secret detail');
+          },
         },
-      });
-    });
-    after(async () => server?.close());
-
-    it('/live answers 200 without I/O', async () => {
-      const res = await server.request('GET', '/live');
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { status: 'ok' });
-      assert.ok(res.headers.get('x-request-id'));
-    });
-
-    it('/ready reports the database and every check, with a checks map when published', async () => {
-      cacheHealthy = true;
-      const ok = await server.request('GET', '/ready');
-      assert.equal(ok.status, 200);
-      assert.deepEqual(ok.body, { status: 'ok', checks: { db: 'ok', cache: 'ok' } });
-      cacheHealthy = false;
-      const down = await server.request('GET', '/ready');
-      assert.equal(down.status, 503);
-      assert.deepEqual(down.body, { status: 'not_ready', checks: { db: 'ok', cache: 'error' } });
-      assert.doesNotMatch(down.text, /secret/, 'check errors are logged, never returned');
-      assert.ok(server.logs.some((l) => String(l.fields.err).includes('cache down')));
-      cacheHealthy = true;
-    });
-
-    it('shares one run of the checks between concurrent /ready requests', async () => {
-      const before = checkRuns;
-      let release!: () => void;
-      gate = new Promise((r) => (release = r));
-      const arrived = seen.length;
-      const pending = Promise.all(Array.from({ length: 10 }, () => server.request('GET', '/ready')));
-      // Hold the checks until all ten requests have reached the probe.
-      while (seen.filter((s, i) => i >= arrived && s.startsWith('ready:')).length < 10) await sleep(5);
-      release();
-      gate = null;
-      const results = await pending;
-      assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
-      assert.equal(checkRuns - before, 1);
-    });
-
-    it('runs the shared probe middleware, then the per-probe one; a disabled probe is 404', async () => {
-      seen.length = 0;
-      await server.request('GET', '/ready');
-      assert.deepEqual(seen, ['shared:/api/ready', 'ready:/api/ready']);
-      seen.length = 0;
-      await server.request('GET', '/live');
-      assert.deepEqual(seen, ['shared:/api/live']);
-      assert.equal((await server.request('GET', '/health')).status, 404);
-    });
+      ],
+      probes: { publishReadinessChecks: true, middleware: [tag('shared')], ready: { middleware: [tag('ready')] }, health: { disabled: true } },
+    },
   });
-}
+
+  it('/live answers 200 without I/O', async () => {
+    const res = await server.request('GET', '/live');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ok' });
+    assert.ok(res.headers.get('x-request-id'));
+  });
+
+  it('/ready reports the database and every check, with a checks map when published', async () => {
+    cacheHealthy = true;
+    const ok = await server.request('GET', '/ready');
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body, { status: 'ok', checks: { db: 'ok', cache: 'ok' } });
+    cacheHealthy = false;
+    const down = await server.request('GET', '/ready');
+    assert.equal(down.status, 503);
+    assert.deepEqual(down.body, { status: 'not_ready', checks: { db: 'ok', cache: 'error' } });
+    assert.doesNotMatch(down.text, /secret/, 'check errors are logged, never returned');
+    assert.ok(server.logs.some((l) => String(l.fields.err).includes('cache down')));
+    cacheHealthy = true;
+  });
+
+  it('shares one run of the checks between concurrent /ready requests', async () => {
+    const before = checkRuns;
+    const release = gate();
+    held = release;
+    seen.seen.length = 0;
+    const pending = Promise.all(Array.from({ length: 10 }, () => server.request('GET', '/ready')));
+    // Hold the checks until all ten requests have reached the probe.
+    await seen.count(10, (s) => s.startsWith('ready:'));
+    release.open();
+    held = null;
+    const results = await pending;
+    assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
+    assert.equal(checkRuns - before, 1);
+  });
+
+  it('runs the shared probe middleware, then the per-probe one; a disabled probe is 404', async () => {
+    seen.seen.length = 0;
+    await server.request('GET', '/ready');
+    assert.deepEqual(seen.seen, ['shared:/api/ready', 'ready:/api/ready']);
+    seen.seen.length = 0;
+    await server.request('GET', '/live');
+    assert.deepEqual(seen.seen, ['shared:/api/live']);
+    assert.equal((await server.request('GET', '/health')).status, 404);
+  });
+});
 
 describe('health and readiness states', () => {
   it('/health follows HealthCheckDB; /ready is 503 while starting and stopping; /live stays 200', async () => {
@@ -126,7 +125,7 @@ describe('health and readiness states', () => {
       probes: { middleware: [(req, _res, next) => void hold(req).then(() => next())] },
     });
     app.register(await loadFixture('blog'));
-    const { adapter } = await (await import('../support/backends.js')).backends().then((b) => b[0].open(app.registry));
+    const { adapter } = await sqlite.open(app.registry);
     app.setDB(adapter);
     app.use('service', async (ctx, next) => {
       await hold(ctx.req);
@@ -169,7 +168,7 @@ describe('health and readiness states', () => {
   it('/health pings the database when HealthCheckDB is set and reports degraded when it fails', async () => {
     const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger: memoryLogger(), healthCheckDB: true });
     app.register(await loadFixture('blog'));
-    const { adapter } = await (await import('../support/backends.js')).backends().then((b) => b[0].open(app.registry));
+    const { adapter } = await sqlite.open(app.registry);
     app.setDB(adapter);
     const { port } = await app.start();
     const base = `http://127.0.0.1:${port}/api`;
@@ -196,51 +195,47 @@ describe('health and readiness states', () => {
   });
 });
 
-for (const backend of await backends()) {
-  describe(`deadlines and disconnects on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    const finishedWork: string[] = [];
-    before(async () => {
-      server = await startServer(backend, {
-        config: { queryTimeout: '200ms' },
-        setup(app) {
-          app.use('service', async (ctx, next) => {
-            const wait = Number(ctx.req.headers['x-wait'] ?? 0);
-            if (wait) await sleep(wait);
-            await next();
-            finishedWork.push(ctx.requestId);
-          });
-        },
+eachBackend('deadlines and disconnects', (backend) => {
+  const reached = new Recorder<string>();
+  // Long enough for any ordinary request of the suite on a loaded machine; only the held ones reach it.
+  const server = useServer(backend, {
+    config: { queryTimeout: '1s' },
+    setup(app) {
+      // x-hold: the work waits until the request is cancelled, then goes on to write.
+      app.use('service', async (ctx, next) => {
+        if (ctx.req.headers['x-hold']) {
+          reached.push(ctx.requestId);
+          await cancelled(ctx);
+        }
+        await next();
       });
-    });
-    after(async () => server?.close());
-
-    it('answers 504 TIMEOUT when a request passes its deadline, and does not write', async () => {
-      const res = await server.request('POST', '/tags', { body: { name: 'too slow' }, headers: { 'x-wait': '400' } });
-      assert.equal(res.status, 504);
-      assert.deepEqual(res.body, { error: { code: 'TIMEOUT', message: 'gateway timeout' } });
-      await sleep(400);
-      const rows = await server.app.db.raw('SELECT id FROM tags WHERE name = ?', ['too slow']);
-      assert.equal(rows.length, 0, 'the cancelled work did not write');
-      assert.equal((await server.request('POST', '/tags', { body: { name: 'fast enough' } })).status, 201);
-    });
-
-    it('logs a client that disconnects as 499 and cancels its work', async () => {
-      const id = `disconnect-${Date.now()}`;
-      await new Promise<void>((resolve) => {
-        const req = httpRequest(`${server.url}/tags`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-wait': '150', 'x-request-id': id } });
-        req.on('error', () => resolve());
-        req.end(JSON.stringify({ name: 'abandoned' }));
-        setTimeout(() => {
-          req.destroy();
-          resolve();
-        }, 50);
-      });
-      await sleep(300);
-      const line = server.logs.find((l) => l.message === 'request' && l.fields.requestId === id);
-      assert.equal(line?.fields.status, 499);
-      const rows = await server.app.db.raw('SELECT id FROM tags WHERE name = ?', ['abandoned']);
-      assert.equal(rows.length, 0, 'the abandoned request wrote nothing');
-    });
+    },
   });
-}
+  /** The access line of a request, written once its work has ended. */
+  const accessLine = (requestId: string) => server.logLine((l) => l.message === 'request' && l.fields.requestId === requestId);
+
+  it('answers 504 TIMEOUT when a request passes its deadline, and does not write', async () => {
+    const res = await server.request('POST', '/tags', { body: { name: 'too slow' }, headers: { 'x-hold': 'yes', 'x-request-id': 'too-slow' } });
+    assert.equal(res.status, 504);
+    assert.deepEqual(res.body, { error: { code: 'TIMEOUT', message: 'gateway timeout' } });
+    // The 504 is sent at the deadline; the cancelled work goes on to its write attempt after it.
+    await accessLine('too-slow');
+    const rows = await server.app.db.raw('SELECT id FROM tags WHERE name = ?', ['too slow']);
+    assert.equal(rows.length, 0, 'the cancelled work did not write');
+    assert.equal((await server.request('POST', '/tags', { body: { name: 'fast enough' } })).status, 201);
+  });
+
+  it('logs a client that disconnects as 499 and cancels its work', async () => {
+    const id = 'disconnect-1';
+    const req = httpRequest(`${server.url}/tags`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hold': 'yes', 'x-request-id': id } });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ name: 'abandoned' }));
+    // The client leaves while its request is in the service step.
+    await reached.next((requestId) => requestId === id);
+    req.destroy();
+    const line = await accessLine(id);
+    assert.equal(line?.fields.status, 499);
+    const rows = await server.app.db.raw('SELECT id FROM tags WHERE name = ?', ['abandoned']);
+    assert.equal(rows.length, 0, 'the abandoned request wrote nothing');
+  });
+});

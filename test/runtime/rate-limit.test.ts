@@ -2,49 +2,42 @@
 // memory counts and a Redis count shared by two servers.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { memoryStore, rateLimit, redisStore } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { type App, memoryStore, rateLimit, redisStore } from '@mfx/runtime';
+import { startServer } from '../support/server.js';
+import { eachBackend, sqlite, useServer } from '../support/suite.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-for (const backend of await backends()) {
-  describe(`rate limiting on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(backend, {
-        setup(app) {
-          app.use('db', rateLimit({ requestsPerMinute: 3 }), { models: ['Tag'], ops: ['create'] });
-          // Keyed by a header so each test has its own counter.
-          app.use('db', rateLimit({ requestsPerMinute: 2, key: (ctx) => String(ctx.req.headers['x-client'] ?? 'none') }), { models: ['Company'] });
-        },
-      });
-    });
-    after(async () => server?.close());
-
-    it('answers 429 RATE_LIMITED with Retry-After past the limit, and writes nothing', async () => {
-      for (let i = 0; i < 3; i++) assert.equal((await server.request('POST', '/tags', { body: { name: `t${i}` } })).status, 201);
-      const limited = await server.request('POST', '/tags', { body: { name: 'over' } });
-      assert.equal(limited.status, 429);
-      assert.deepEqual(limited.body.error, { code: 'RATE_LIMITED', message: `more than 3 requests per minute; retry after ${limited.headers.get('retry-after')} s` });
-      const retryAfter = Number(limited.headers.get('retry-after'));
-      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60);
-      assert.equal((await server.request('GET', '/tags')).body.meta.total, 3);
-    });
-
-    it('counts per key', async () => {
-      for (const client of ['a', 'a']) assert.equal((await server.request('GET', '/companies', { headers: { 'x-client': client } })).status, 200);
-      assert.equal((await server.request('GET', '/companies', { headers: { 'x-client': 'a' } })).status, 429);
-      assert.equal((await server.request('GET', '/companies', { headers: { 'x-client': 'b' } })).status, 200);
-    });
+eachBackend('rate limiting', (backend) => {
+  const server = useServer(backend, {
+    setup(app) {
+      app.use('db', rateLimit({ requestsPerMinute: 3 }), { models: ['Tag'], ops: ['create'] });
+      // Keyed by a header so each test has its own counter.
+      app.use('db', rateLimit({ requestsPerMinute: 2, key: (ctx) => String(ctx.req.headers['x-client'] ?? 'none') }), { models: ['Company'] });
+    },
   });
-}
+
+  it('answers 429 RATE_LIMITED with Retry-After past the limit, and writes nothing', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await server.request('POST', '/tags', { body: { name: `t${i}` } })).status, 201);
+    const limited = await server.request('POST', '/tags', { body: { name: 'over' } });
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.body.error, { code: 'RATE_LIMITED', message: `more than 3 requests per minute; retry after ${limited.headers.get('retry-after')} s` });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60);
+    assert.equal((await server.request('GET', '/tags')).body.meta.total, 3);
+  });
+
+  it('counts per key', async () => {
+    for (const client of ['a', 'a']) assert.equal((await server.request('GET', '/companies', { headers: { 'x-client': client } })).status, 200);
+    assert.equal((await server.request('GET', '/companies', { headers: { 'x-client': 'a' } })).status, 429);
+    assert.equal((await server.request('GET', '/companies', { headers: { 'x-client': 'b' } })).status, 200);
+  });
+});
 
 describe('rate limit keys and trustProxyHeaders', () => {
   it('keys anonymous callers by remote address; X-Forwarded-For only counts when trustProxyHeaders is set', async () => {
-    const [sqlite] = await backends();
     for (const trust of [false, true]) {
       const server = await startServer(sqlite, {
         config: { trustProxyHeaders: trust },
@@ -62,7 +55,6 @@ describe('rate limit keys and trustProxyHeaders', () => {
   });
 
   it('lets requests through when the store fails, and logs it', async () => {
-    const [sqlite] = await backends();
     const broken = { hit: async () => Promise.reject(new Error('store down')) };
     const server = await startServer(sqlite, { setup: (app) => void app.use('db', rateLimit({ requestsPerMinute: 1, store: broken }), { models: ['Tag'] }) });
     try {
@@ -82,21 +74,12 @@ describe('rate limit keys and trustProxyHeaders', () => {
 });
 
 describe('rate limiting shared through Redis', () => {
-  let a: TestServer;
-  let b: TestServer;
   const prefix = `mfx:test:${randomBytes(4).toString('hex')}:`;
-
-  before(async () => {
-    const [sqlite] = await backends();
-    // Two replicas, each with its own Redis client, sharing one count.
-    const setup = (app: import('@mfx/runtime').App) =>
-      void app.use('db', rateLimit({ requestsPerMinute: 4, store: redisStore({ url: REDIS_URL, prefix }) }), { models: ['Tag'], ops: ['list'] });
-    a = await startServer(sqlite, { setup });
-    b = await startServer(sqlite, { setup });
-  });
+  // Two replicas, each with its own Redis client, sharing one count.
+  const setup = (app: App) => void app.use('db', rateLimit({ requestsPerMinute: 4, store: redisStore({ url: REDIS_URL, prefix }) }), { models: ['Tag'], ops: ['list'] });
+  const a = useServer(sqlite, { setup });
+  const b = useServer(sqlite, { setup });
   after(async () => {
-    await a?.close();
-    await b?.close();
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -113,6 +96,7 @@ describe('rate limiting shared through Redis', () => {
   });
 
   it('sets an expiry on the shared counter', async () => {
+    await a.request('GET', '/tags'); // counted (200 or, past the limit, 429)
     const redis = new Redis(REDIS_URL);
     try {
       const keys = await redis.keys(`${prefix}*`);

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { ApiError, type App, etag, idempotency, transaction } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { type ServerHandle } from '../support/server.js';
+import { eachBackend, useServer } from '../support/suite.js';
 
 /** A Readable that hands out `chunks` and then waits; `released` settles when it is destroyed or ends. */
 function watchedSource(chunks: string[], options: { thenWait?: boolean } = {}) {
@@ -159,239 +159,230 @@ function bodyOf(res: IncomingMessage): Promise<string> {
 }
 
 /** The access log line of the request to `path` (under the prefix). */
-const accessLine = (server: TestServer, path: string) => server.logLine((line) => line.message === 'request' && String(line.fields.path).endsWith(path));
+const accessLine = (server: ServerHandle, path: string) => server.logLine((line) => line.message === 'request' && String(line.fields.path).endsWith(path));
 
-for (const backend of await backends()) {
-  describe(`response kinds on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(backend, { setup: declare, config: { trace: { enabled: true, bodies: true } } });
-    });
-    after(async () => server?.close());
+eachBackend('response kinds', (backend) => {
+  const server = useServer(backend, { setup: declare, config: { trace: { enabled: true, bodies: true } } });
 
-    it('streams a body of known length with Content-Length, its content type and headers', async () => {
-      const res = await server.request('GET', '/dl/sized');
-      assert.equal(res.status, 200);
-      assert.equal(res.text, 'hello world');
-      assert.equal(res.headers.get('content-length'), '11');
-      assert.equal(res.headers.get('transfer-encoding'), null);
-      assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
-      assert.equal(res.headers.get('content-disposition'), 'attachment; filename="hello.txt"');
-      assert.ok(res.headers.get('x-request-id'));
-      await watched.sized.released;
-    });
-
-    it('streams a body of unknown length chunked; Buffer, Uint8Array and string chunks', async () => {
-      const res = await server.request('GET', '/dl/chunked');
-      assert.equal(res.status, 200);
-      assert.equal(res.headers.get('transfer-encoding'), 'chunked');
-      assert.equal(res.headers.get('content-length'), null);
-      assert.equal(res.text, 'a,b\n1,2\n3,4\n');
-    });
-
-    it('answers HEAD with the headers only, never reading the source, and releases it', async () => {
-      const res = await server.request('HEAD', '/dl/sized');
-      assert.equal(res.status, 200);
-      assert.equal(res.text, '');
-      assert.equal(res.headers.get('content-length'), '11');
-      assert.equal(res.headers.get('content-disposition'), 'attachment; filename="hello.txt"');
-      await watched.sized.released;
-      assert.equal(watched.sized.reads(), 0);
-    });
-
-    it('destroys the source when the client leaves mid-stream, and logs 499', async () => {
-      const res = await open(`${server.url}/dl/endless`);
-      assert.equal(res.statusCode, 200);
-      await new Promise((resolve) => res.once('data', resolve));
-      res.destroy();
-      await watched.endless.released;
-      assert.equal((await accessLine(server, '/dl/endless')).fields.status, 499);
-      // An async generator source is returned once it comes back to a yield (it honours ctx.signal).
-      const polite = await open(`${server.url}/dl/polite`);
-      await new Promise((resolve) => polite.once('data', resolve));
-      polite.destroy();
-      await watched.polite.released;
-    });
-
-    it('answers the error envelope when the source fails before its first byte', async () => {
-      const res = await server.request('GET', '/dl/broken-early');
-      assert.equal(res.status, 500);
-      assert.deepEqual(res.body.error, { code: 'INTERNAL', message: 'internal server error' });
-      assert.match(res.headers.get('content-type')!, /^application\/json/);
-      const logged = await server.logLine((line) => line.message === 'response stream failed before its first byte');
-      assert.match(String(logged.fields.err), /the disk is on fire/);
-      const missing = await server.request('GET', '/dl/missing');
-      assert.equal(missing.status, 404);
-      assert.deepEqual(missing.body.error, { code: 'NOT_FOUND', message: 'no file "report.csv"' });
-    });
-
-    it('cuts the response when the source fails after the headers, so the client never sees a complete body', async () => {
-      const res = await open(`${server.url}/dl/broken-late`);
-      assert.equal(res.statusCode, 200);
-      await assert.rejects(bodyOf(res), /cut after "partial,"/);
-      const logged = await server.logLine((line) => line.message === 'response stream failed after the headers were sent; the response was cut');
-      assert.match(String(logged.fields.err), /the disk is on fire/);
-      assert.equal((await accessLine(server, '/dl/broken-late')).fields.status, 200);
-    });
-
-    it('cuts a stream that sends fewer bytes than its announced length', async () => {
-      const res = await open(`${server.url}/dl/short`);
-      assert.equal(res.headers['content-length'], '100');
-      await assert.rejects(bodyOf(res), /cut after "only five"/);
-      const logged = await server.logLine((line) => line.message?.includes('the response was cut') === true && String(line.fields.err).includes('ended after 9 of the announced 100 bytes'));
-      assert.ok(logged);
-    });
-
-    it('cannot read through a transaction that ended before the response was written: 500, logged', async () => {
-      const res = await server.request('GET', '/dl/after-commit');
-      assert.equal(res.status, 500);
-      assert.equal(res.body.error.code, 'INTERNAL');
-      const logged = await server.logLine((line) => line.message === 'response stream failed before its first byte' && String(line.fields.err).includes('this transaction has already ended'));
-      assert.ok(logged);
-    });
-
-    it('a request cancelled by a hook: 504 before the first byte, a cut body after it', async () => {
-      const early = await server.request('GET', '/dl/abort-early');
-      assert.equal(early.status, 504);
-      assert.equal(early.body.error.code, 'TIMEOUT');
-      await watched.abortEarly.released;
-      assert.equal(watched.abortEarly.reads(), 0);
-      const late = await open(`${server.url}/dl/abort-late`);
-      assert.equal(late.statusCode, 200);
-      await assert.rejects(bodyOf(late), /cut after "a,"/);
-    });
-
-    it('releases the source of a stream response that is never written (a later hook failed)', async () => {
-      const res = await server.request('GET', '/dl/unwritten');
-      assert.equal(res.status, 409);
-      assert.equal(res.body.error.message, 'a later hook refused the download');
-      await watched.unwritten.released;
-    });
-
-    it('sends an HTML page as text/html; charset=utf-8 with its byte length', async () => {
-      const res = await server.request('GET', '/page');
-      assert.equal(res.status, 200);
-      assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
-      assert.equal(res.headers.get('content-length'), String(Buffer.byteLength('<!doctype html><p>héllo</p>')));
-      assert.equal(res.headers.get('cache-control'), 'no-store');
-      assert.equal(res.text, '<!doctype html><p>héllo</p>');
-      const head = await server.request('HEAD', '/page');
-      assert.equal(head.status, 200);
-      assert.equal(head.text, '');
-    });
-
-    it('trace body logging describes a stream and logs a page', async () => {
-      await server.request('GET', '/dl/sized');
-      const stream = await server.logLine((line) => line.message === 'response body' && (line.fields.stream as { length?: number })?.length === 11);
-      assert.deepEqual(stream.fields.stream, { contentType: 'text/plain; charset=utf-8', length: 11 });
-      await server.request('GET', '/page');
-      const page = await server.logLine((line) => line.message === 'response body' && line.fields.html !== undefined);
-      assert.equal(page.fields.html, '<!doctype html><p>héllo</p>');
-    });
-
-    it('commits the transaction of a create answered with a stream (status below 400)', async () => {
-      const res = await server.request('POST', '/companies', { body: { name: 'Streamed', country: 'NL' }, headers: { 'x-respond-as': 'stream' }, unchecked: true });
-      assert.equal(res.status, 201);
-      assert.equal(res.text, 'streamed');
-      const rows = await server.app.db.all(`SELECT id FROM companies WHERE name = ${server.app.db.dialect.param(1)}`, ['Streamed']);
-      assert.equal(rows.length, 1);
-    });
-
-    it('idempotency: never stores a stream (the key is released, a retry runs again) but replays a page', async () => {
-      const count = async (name: string) => (await server.app.db.all(`SELECT id FROM companies WHERE name = ${server.app.db.dialect.param(1)}`, [name])).length;
-      const send = (name: string, as: string, key: string) =>
-        server.request('POST', '/companies', { body: { name, country: 'NL' }, headers: { 'x-respond-as': as, 'Idempotency-Key': key }, unchecked: true });
-      const first = await send('Twice', 'stream', 'stream-key');
-      const second = await send('Twice', 'stream', 'stream-key');
-      assert.equal(first.status, 201);
-      assert.equal(first.text, 'streamed');
-      // Not replayed: the create ran again and met the unique name it wrote the first time.
-      assert.equal(second.status, 409);
-      assert.equal(second.body.error.code, 'CONFLICT');
-      assert.equal(second.headers.get('idempotent-replayed'), null);
-      assert.equal(await count('Twice'), 1);
-      assert.ok(await server.logLine((line) => line.level === 'warn' && line.message?.startsWith('idempotency: a streamed response cannot be replayed') === true));
-      const page = await send('Once', 'html', 'html-key');
-      const replay = await send('Once', 'html', 'html-key');
-      assert.equal(page.status, 201);
-      assert.equal(replay.status, 201);
-      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-      assert.equal(replay.headers.get('content-type'), 'text/html; charset=utf-8');
-      assert.equal(replay.text, page.text);
-      assert.equal(await count('Once'), 1);
-    });
-
-    it('etag() tags JSON reads only, never a stream or a page', async () => {
-      const tag = (await server.request('POST', '/tags', { body: { name: 'etagged' } })).body.data;
-      assert.ok((await server.request('GET', `/tags/${tag.id}`)).headers.get('etag'));
-      for (const as of ['stream', 'html']) {
-        const res = await server.request('GET', `/tags/${tag.id}`, { headers: { 'x-respond-as': as, 'If-None-Match': '*' }, unchecked: true });
-        assert.equal(res.status, 200, as);
-        assert.equal(res.headers.get('etag'), null, as);
-      }
-    });
+  it('streams a body of known length with Content-Length, its content type and headers', async () => {
+    const res = await server.request('GET', '/dl/sized');
+    assert.equal(res.status, 200);
+    assert.equal(res.text, 'hello world');
+    assert.equal(res.headers.get('content-length'), '11');
+    assert.equal(res.headers.get('transfer-encoding'), null);
+    assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.equal(res.headers.get('content-disposition'), 'attachment; filename="hello.txt"');
+    assert.ok(res.headers.get('x-request-id'));
+    await watched.sized.released;
   });
 
-  describe(`stream deadline on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    let go: () => void = () => {};
-    let abortedWhileStreaming: boolean | null = null;
-    before(async () => {
-      server = await startServer(backend, {
-        config: { queryTimeout: 50 },
-        setup(app) {
-          app.action({
-            method: 'GET',
-            path: '/dl/stalled',
-            public: true,
-            response: TEXT,
-            handler(ctx) {
-              async function* parts(): AsyncGenerator<string> {
-                // Stalls until the deadline aborts the request, then gives up.
-                await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
-                throw new Error('gave up');
-              }
-              ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
-            },
-          });
-          app.action({
-            method: 'GET',
-            path: '/dl/long',
-            public: true,
-            response: TEXT,
-            handler(ctx) {
-              const resumed = new Promise<void>((resolve) => (go = resolve));
-              async function* parts() {
-                yield 'first,';
-                // Paused past the deadline: the test resumes it once another request's deadline has passed.
-                await resumed;
-                abortedWhileStreaming = ctx.signal.aborted;
-                yield 'second';
-              }
-              ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
-            },
-          });
+  it('streams a body of unknown length chunked; Buffer, Uint8Array and string chunks', async () => {
+    const res = await server.request('GET', '/dl/chunked');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('transfer-encoding'), 'chunked');
+    assert.equal(res.headers.get('content-length'), null);
+    assert.equal(res.text, 'a,b\n1,2\n3,4\n');
+  });
+
+  it('answers HEAD with the headers only, never reading the source, and releases it', async () => {
+    const res = await server.request('HEAD', '/dl/sized');
+    assert.equal(res.status, 200);
+    assert.equal(res.text, '');
+    assert.equal(res.headers.get('content-length'), '11');
+    assert.equal(res.headers.get('content-disposition'), 'attachment; filename="hello.txt"');
+    await watched.sized.released;
+    assert.equal(watched.sized.reads(), 0);
+  });
+
+  it('destroys the source when the client leaves mid-stream, and logs 499', async () => {
+    const res = await open(`${server.url}/dl/endless`);
+    assert.equal(res.statusCode, 200);
+    await new Promise((resolve) => res.once('data', resolve));
+    res.destroy();
+    await watched.endless.released;
+    assert.equal((await accessLine(server, '/dl/endless')).fields.status, 499);
+    // An async generator source is returned once it comes back to a yield (it honours ctx.signal).
+    const polite = await open(`${server.url}/dl/polite`);
+    await new Promise((resolve) => polite.once('data', resolve));
+    polite.destroy();
+    await watched.polite.released;
+  });
+
+  it('answers the error envelope when the source fails before its first byte', async () => {
+    const res = await server.request('GET', '/dl/broken-early');
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.body.error, { code: 'INTERNAL', message: 'internal server error' });
+    assert.match(res.headers.get('content-type')!, /^application\/json/);
+    const logged = await server.logLine((line) => line.message === 'response stream failed before its first byte');
+    assert.match(String(logged.fields.err), /the disk is on fire/);
+    const missing = await server.request('GET', '/dl/missing');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.body.error, { code: 'NOT_FOUND', message: 'no file "report.csv"' });
+  });
+
+  it('cuts the response when the source fails after the headers, so the client never sees a complete body', async () => {
+    const res = await open(`${server.url}/dl/broken-late`);
+    assert.equal(res.statusCode, 200);
+    await assert.rejects(bodyOf(res), /cut after "partial,"/);
+    const logged = await server.logLine((line) => line.message === 'response stream failed after the headers were sent; the response was cut');
+    assert.match(String(logged.fields.err), /the disk is on fire/);
+    assert.equal((await accessLine(server, '/dl/broken-late')).fields.status, 200);
+  });
+
+  it('cuts a stream that sends fewer bytes than its announced length', async () => {
+    const res = await open(`${server.url}/dl/short`);
+    assert.equal(res.headers['content-length'], '100');
+    await assert.rejects(bodyOf(res), /cut after "only five"/);
+    const logged = await server.logLine((line) => line.message?.includes('the response was cut') === true && String(line.fields.err).includes('ended after 9 of the announced 100 bytes'));
+    assert.ok(logged);
+  });
+
+  it('cannot read through a transaction that ended before the response was written: 500, logged', async () => {
+    const res = await server.request('GET', '/dl/after-commit');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.error.code, 'INTERNAL');
+    const logged = await server.logLine((line) => line.message === 'response stream failed before its first byte' && String(line.fields.err).includes('this transaction has already ended'));
+    assert.ok(logged);
+  });
+
+  it('a request cancelled by a hook: 504 before the first byte, a cut body after it', async () => {
+    const early = await server.request('GET', '/dl/abort-early');
+    assert.equal(early.status, 504);
+    assert.equal(early.body.error.code, 'TIMEOUT');
+    await watched.abortEarly.released;
+    assert.equal(watched.abortEarly.reads(), 0);
+    const late = await open(`${server.url}/dl/abort-late`);
+    assert.equal(late.statusCode, 200);
+    await assert.rejects(bodyOf(late), /cut after "a,"/);
+  });
+
+  it('releases the source of a stream response that is never written (a later hook failed)', async () => {
+    const res = await server.request('GET', '/dl/unwritten');
+    assert.equal(res.status, 409);
+    assert.equal(res.body.error.message, 'a later hook refused the download');
+    await watched.unwritten.released;
+  });
+
+  it('sends an HTML page as text/html; charset=utf-8 with its byte length', async () => {
+    const res = await server.request('GET', '/page');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(res.headers.get('content-length'), String(Buffer.byteLength('<!doctype html><p>héllo</p>')));
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.equal(res.text, '<!doctype html><p>héllo</p>');
+    const head = await server.request('HEAD', '/page');
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+  });
+
+  it('trace body logging describes a stream and logs a page', async () => {
+    await server.request('GET', '/dl/sized');
+    const stream = await server.logLine((line) => line.message === 'response body' && (line.fields.stream as { length?: number })?.length === 11);
+    assert.deepEqual(stream.fields.stream, { contentType: 'text/plain; charset=utf-8', length: 11 });
+    await server.request('GET', '/page');
+    const page = await server.logLine((line) => line.message === 'response body' && line.fields.html !== undefined);
+    assert.equal(page.fields.html, '<!doctype html><p>héllo</p>');
+  });
+
+  it('commits the transaction of a create answered with a stream (status below 400)', async () => {
+    const res = await server.request('POST', '/companies', { body: { name: 'Streamed', country: 'NL' }, headers: { 'x-respond-as': 'stream' }, unchecked: true });
+    assert.equal(res.status, 201);
+    assert.equal(res.text, 'streamed');
+    const rows = await server.app.db.all(`SELECT id FROM companies WHERE name = ${server.app.db.dialect.param(1)}`, ['Streamed']);
+    assert.equal(rows.length, 1);
+  });
+
+  it('idempotency: never stores a stream (the key is released, a retry runs again) but replays a page', async () => {
+    const count = async (name: string) => (await server.app.db.all(`SELECT id FROM companies WHERE name = ${server.app.db.dialect.param(1)}`, [name])).length;
+    const send = (name: string, as: string, key: string) =>
+      server.request('POST', '/companies', { body: { name, country: 'NL' }, headers: { 'x-respond-as': as, 'Idempotency-Key': key }, unchecked: true });
+    const first = await send('Twice', 'stream', 'stream-key');
+    const second = await send('Twice', 'stream', 'stream-key');
+    assert.equal(first.status, 201);
+    assert.equal(first.text, 'streamed');
+    // Not replayed: the create ran again and met the unique name it wrote the first time.
+    assert.equal(second.status, 409);
+    assert.equal(second.body.error.code, 'CONFLICT');
+    assert.equal(second.headers.get('idempotent-replayed'), null);
+    assert.equal(await count('Twice'), 1);
+    assert.ok(await server.logLine((line) => line.level === 'warn' && line.message?.startsWith('idempotency: a streamed response cannot be replayed') === true));
+    const page = await send('Once', 'html', 'html-key');
+    const replay = await send('Once', 'html', 'html-key');
+    assert.equal(page.status, 201);
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(replay.text, page.text);
+    assert.equal(await count('Once'), 1);
+  });
+
+  it('etag() tags JSON reads only, never a stream or a page', async () => {
+    const tag = (await server.request('POST', '/tags', { body: { name: 'etagged' } })).body.data;
+    assert.ok((await server.request('GET', `/tags/${tag.id}`)).headers.get('etag'));
+    for (const as of ['stream', 'html']) {
+      const res = await server.request('GET', `/tags/${tag.id}`, { headers: { 'x-respond-as': as, 'If-None-Match': '*' }, unchecked: true });
+      assert.equal(res.status, 200, as);
+      assert.equal(res.headers.get('etag'), null, as);
+    }
+  });
+});
+
+eachBackend('stream deadline', (backend) => {
+  let go: () => void = () => {};
+  let abortedWhileStreaming: boolean | null = null;
+  const server = useServer(backend, {
+    // The deadline is the behaviour under test; long enough that /dl/long's first byte beats it on a loaded machine.
+    config: { queryTimeout: 1000 },
+    setup(app) {
+      app.action({
+        method: 'GET',
+        path: '/dl/stalled',
+        public: true,
+        response: TEXT,
+        handler(ctx) {
+          async function* parts(): AsyncGenerator<string> {
+            // Stalls until the deadline aborts the request, then gives up.
+            await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+            throw new Error('gave up');
+          }
+          ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
         },
       });
-    });
-    after(async () => server?.close());
-
-    it('answers 504 when the first byte does not come before the deadline', async () => {
-      const res = await server.request('GET', '/dl/stalled');
-      assert.equal(res.status, 504);
-      assert.equal(res.body.error.code, 'TIMEOUT');
-      assert.equal((await accessLine(server, '/dl/stalled')).fields.status, 504);
-    });
-
-    it('lets a stream whose first byte came in time run past the deadline', async () => {
-      const res = await open(`${server.url}/dl/long`);
-      assert.equal(res.statusCode, 200);
-      const body = bodyOf(res);
-      // A request started after it has hit its own deadline, so this one's has passed too.
-      assert.equal((await server.request('GET', '/dl/stalled')).status, 504);
-      go();
-      assert.equal(await body, 'first,second');
-      assert.equal(abortedWhileStreaming, false);
-    });
+      app.action({
+        method: 'GET',
+        path: '/dl/long',
+        public: true,
+        response: TEXT,
+        handler(ctx) {
+          const resumed = new Promise<void>((resolve) => (go = resolve));
+          async function* parts() {
+            yield 'first,';
+            // Paused past the deadline: the test resumes it once another request's deadline has passed.
+            await resumed;
+            abortedWhileStreaming = ctx.signal.aborted;
+            yield 'second';
+          }
+          ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
+        },
+      });
+    },
   });
-}
+
+  it('answers 504 when the first byte does not come before the deadline', async () => {
+    const res = await server.request('GET', '/dl/stalled');
+    assert.equal(res.status, 504);
+    assert.equal(res.body.error.code, 'TIMEOUT');
+    assert.equal((await accessLine(server, '/dl/stalled')).fields.status, 504);
+  });
+
+  it('lets a stream whose first byte came in time run past the deadline', async () => {
+    const res = await open(`${server.url}/dl/long`);
+    assert.equal(res.statusCode, 200);
+    const body = bodyOf(res);
+    // A request started after it has hit its own deadline, so this one's has passed too.
+    assert.equal((await server.request('GET', '/dl/stalled')).status, 504);
+    go();
+    assert.equal(await body, 'first,second');
+    assert.equal(abortedWhileStreaming, false);
+  });
+});

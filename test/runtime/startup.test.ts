@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createServer, loadManifest, openSqlite, RegistrationClosedError } from '@mfx/runtime';
-import { backends } from '../support/backends.js';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
 import { memoryLogger, request } from '../support/server.js';
+import { eachBackend } from '../support/suite.js';
 
 describe('sealing', () => {
   it('seals on the first handler build: later registrations fail and change nothing', async () => {
@@ -54,83 +54,81 @@ describe('sealing', () => {
   });
 });
 
-for (const backend of await backends()) {
-  describe(`migration on ${backend.name}`, { skip: backend.skip }, () => {
-    const cleanups: Array<() => Promise<void>> = [];
-    after(async () => {
-      for (const cleanup of cleanups) await cleanup();
-    });
-
-    it('building the handler alone does not migrate; start does', async () => {
-      const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger: memoryLogger() });
-      app.register(await loadFixture('blog'));
-      const { adapter, drop } = await backend.open(app.registry);
-      cleanups.push(drop);
-      app.setDB(adapter);
-      app.handler();
-      assert.equal((await adapter.introspect()).has('posts'), false);
-      const { port } = await app.start();
-      assert.equal((await adapter.introspect()).has('posts'), true);
-      const res = await request(`http://127.0.0.1:${port}/api/posts`, 'GET');
-      assert.equal(res.status, 200);
-      await app.stop();
-    });
-
-    it('disableAutoMigrate skips the migration on start', async () => {
-      const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, disableAutoMigrate: true, logger: memoryLogger() });
-      app.register(await loadFixture('blog'));
-      const { adapter, drop } = await backend.open(app.registry);
-      cleanups.push(drop);
-      app.setDB(adapter);
-      await app.start();
-      assert.equal((await adapter.introspect()).has('posts'), false);
-      await app.stop();
-    });
-
-    it('adds missing columns, never drops, and warns about drift naming table and column', async () => {
-      const logger = memoryLogger();
-      const app = createServer({ handleSignals: false, logger });
-      app.register(await loadFixture('blog'));
-      const { adapter, drop } = await backend.open(app.registry);
-      cleanups.push(drop);
-      app.setDB(adapter);
-      await adapter.init(logger);
-      // An older schema: tags without created_at's sibling column "name", plus a column no model declares.
-      await adapter.exec(
-        `CREATE TABLE tags (id TEXT PRIMARY KEY, created_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, updated_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, legacy TEXT, name INTEGER)`,
-      );
-      await adapter.exec(`INSERT INTO tags (id, created_at, updated_at, legacy, name) VALUES ('t1', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z', 'kept', 5)`);
-      const report = await app.migrate();
-      assert.ok(report.createdTables.includes('posts'));
-      assert.equal(report.createdTables.includes('tags'), false);
-      assert.ok(report.warnings.some((w) => w.includes('tags.legacy') && w.includes('never drops')), report.warnings.join('\n'));
-      assert.ok(report.warnings.some((w) => w.includes('tags.name') && /declares text/.test(w)), report.warnings.join('\n'));
-      assert.ok(logger.lines.some((l) => l.level === 'warn' && String(l.message).includes('tags.legacy')));
-      const legacy = await adapter.raw('SELECT legacy FROM tags');
-      assert.deepEqual(legacy.map((r) => r.legacy), ['kept']);
-
-      // A column the model gained since: dropped here, added back by the next migration with its default.
-      await adapter.exec('DROP TABLE "comments"');
-      await adapter.exec(
-        `CREATE TABLE comments (id TEXT PRIMARY KEY, body TEXT NOT NULL DEFAULT '', "postId" TEXT NOT NULL DEFAULT '', "userId" TEXT, created_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, updated_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, deleted_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'})`,
-      );
-      await adapter.exec(`INSERT INTO comments (id, body, "postId", created_at, updated_at) VALUES ('c1', 'old', 'p', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z')`);
-      const second = await app.migrate();
-      assert.deepEqual(second.addedColumns, ['comments.approved']);
-      if (backend.name === 'postgres') {
-        assert.ok(second.warnings.some((w) => w.includes('comments.postId has rows whose parent does not exist')), second.warnings.join('\n'));
-      }
-      const rows = await adapter.raw('SELECT approved FROM comments');
-      assert.equal(Boolean(rows[0].approved), true, 'the added NOT NULL column takes its default on existing rows');
-      await adapter.exec(`DELETE FROM comments WHERE id = 'c1'`);
-      const third = await app.migrate();
-      assert.deepEqual(third.addedColumns, [], 'migration is idempotent');
-      assert.deepEqual(third.warnings.filter((w) => w.includes('parent does not exist')), [], 'the constraint validates once the orphan is gone');
-      assert.deepEqual(third.createdTables, []);
-      await adapter.close();
-    });
+eachBackend('migration', (backend) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const cleanup of cleanups) await cleanup();
   });
-}
+
+  it('building the handler alone does not migrate; start does', async () => {
+    const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger: memoryLogger() });
+    app.register(await loadFixture('blog'));
+    const { adapter, drop } = await backend.open(app.registry);
+    cleanups.push(drop);
+    app.setDB(adapter);
+    app.handler();
+    assert.equal((await adapter.introspect()).has('posts'), false);
+    const { port } = await app.start();
+    assert.equal((await adapter.introspect()).has('posts'), true);
+    const res = await request(`http://127.0.0.1:${port}/api/posts`, 'GET');
+    assert.equal(res.status, 200);
+    await app.stop();
+  });
+
+  it('disableAutoMigrate skips the migration on start', async () => {
+    const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, disableAutoMigrate: true, logger: memoryLogger() });
+    app.register(await loadFixture('blog'));
+    const { adapter, drop } = await backend.open(app.registry);
+    cleanups.push(drop);
+    app.setDB(adapter);
+    await app.start();
+    assert.equal((await adapter.introspect()).has('posts'), false);
+    await app.stop();
+  });
+
+  it('adds missing columns, never drops, and warns about drift naming table and column', async () => {
+    const logger = memoryLogger();
+    const app = createServer({ handleSignals: false, logger });
+    app.register(await loadFixture('blog'));
+    const { adapter, drop } = await backend.open(app.registry);
+    cleanups.push(drop);
+    app.setDB(adapter);
+    await adapter.init(logger);
+    // An older schema: tags without created_at's sibling column "name", plus a column no model declares.
+    await adapter.exec(
+      `CREATE TABLE tags (id TEXT PRIMARY KEY, created_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, updated_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, legacy TEXT, name INTEGER)`,
+    );
+    await adapter.exec(`INSERT INTO tags (id, created_at, updated_at, legacy, name) VALUES ('t1', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z', 'kept', 5)`);
+    const report = await app.migrate();
+    assert.ok(report.createdTables.includes('posts'));
+    assert.equal(report.createdTables.includes('tags'), false);
+    assert.ok(report.warnings.some((w) => w.includes('tags.legacy') && w.includes('never drops')), report.warnings.join('\n'));
+    assert.ok(report.warnings.some((w) => w.includes('tags.name') && /declares text/.test(w)), report.warnings.join('\n'));
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && String(l.message).includes('tags.legacy')));
+    const legacy = await adapter.raw('SELECT legacy FROM tags');
+    assert.deepEqual(legacy.map((r) => r.legacy), ['kept']);
+
+    // A column the model gained since: dropped here, added back by the next migration with its default.
+    await adapter.exec('DROP TABLE "comments"');
+    await adapter.exec(
+      `CREATE TABLE comments (id TEXT PRIMARY KEY, body TEXT NOT NULL DEFAULT '', "postId" TEXT NOT NULL DEFAULT '', "userId" TEXT, created_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, updated_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'} NOT NULL, deleted_at ${backend.name === 'postgres' ? 'timestamptz' : 'TEXT'})`,
+    );
+    await adapter.exec(`INSERT INTO comments (id, body, "postId", created_at, updated_at) VALUES ('c1', 'old', 'p', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z')`);
+    const second = await app.migrate();
+    assert.deepEqual(second.addedColumns, ['comments.approved']);
+    if (backend.name === 'postgres') {
+      assert.ok(second.warnings.some((w) => w.includes('comments.postId has rows whose parent does not exist')), second.warnings.join('\n'));
+    }
+    const rows = await adapter.raw('SELECT approved FROM comments');
+    assert.equal(Boolean(rows[0].approved), true, 'the added NOT NULL column takes its default on existing rows');
+    await adapter.exec(`DELETE FROM comments WHERE id = 'c1'`);
+    const third = await app.migrate();
+    assert.deepEqual(third.addedColumns, [], 'migration is idempotent');
+    assert.deepEqual(third.warnings.filter((w) => w.includes('parent does not exist')), [], 'the constraint validates once the orphan is gone');
+    assert.deepEqual(third.createdTables, []);
+    await adapter.close();
+  });
+});
 
 describe('manifest warnings', () => {
   it('warns when the manifest is older than its sources or from another compiler version', async () => {

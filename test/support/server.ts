@@ -3,6 +3,7 @@ import { type Adapter, type App, createServer, type Logger, type ModelOverrides,
 import type { Backend } from './backends.js';
 import { loadFixture } from './fixtures.js';
 import { ResponseValidator } from './response-validator.js';
+import { Recorder } from './wait.js';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -12,30 +13,20 @@ export interface LogLine {
 
 /** A logger that keeps every line, for assertions on logs; `next` waits for a line (an event, not a poll). */
 export function memoryLogger(): Logger & { lines: LogLine[]; next(match: (line: LogLine) => boolean): Promise<LogLine> } {
-  const lines: LogLine[] = [];
-  const waiting: Array<{ match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
-  const at = (level: LogLine['level']) => (fields: object, message?: string) => {
-    const line = { level, fields: fields as Record<string, unknown>, message };
-    lines.push(line);
-    for (const waiter of waiting.filter((w) => w.match(line))) {
-      waiting.splice(waiting.indexOf(waiter), 1);
-      waiter.resolve(line);
-    }
-  };
+  const recorder = new Recorder<LogLine>();
+  const at = (level: LogLine['level']) => (fields: object, message?: string) => recorder.push({ level, fields: fields as Record<string, unknown>, message });
   return {
-    lines,
+    lines: recorder.seen,
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
-    next(match) {
-      const seen = lines.find(match);
-      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiting.push({ match, resolve }));
-    },
+    next: (match) => recorder.next(match),
   };
 }
 
-export interface TestServer {
+/** A running test server: what tests use of it (`useServer` hands out this much). */
+export interface ServerHandle {
   app: App;
   /** Base URL including the path prefix, e.g. http://127.0.0.1:41234/api */
   url: string;
@@ -44,6 +35,10 @@ export interface TestServer {
   logLine(match: (line: LogLine) => boolean): Promise<LogLine>;
   /** `unchecked: true` skips the OpenAPI check for one deliberately odd answer (a handler's made-up status, say). */
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer; unchecked?: boolean }): Promise<TestResponse>;
+}
+
+/** A server `startServer` started: the test closes it. */
+export interface TestServer extends ServerHandle {
   close(): Promise<void>;
 }
 
