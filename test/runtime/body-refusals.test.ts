@@ -1,10 +1,9 @@
 // Bodies refused while the client is still sending them (413), and bodies that are not valid Unicode.
 import assert from 'node:assert/strict';
 import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { backends } from '../support/backends.js';
+import { before, it } from 'node:test';
 import { rawExchange } from '../support/raw-http.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { eachBackend, useServer } from '../support/suite.js';
 
 const LIMIT = 4 * 1024 * 1024;
 const TOO_LARGE = { error: { code: 'BODY_TOO_LARGE', message: `request body is larger than ${LIMIT} bytes` } };
@@ -81,128 +80,120 @@ function upload(url: string, options: { total: number; first: number; declareLen
   });
 }
 
-for (const backend of await backends()) {
-  describe(`bodies refused while still arriving on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(backend);
-    });
-    after(async () => server?.close());
+eachBackend('bodies refused while still arriving', (backend) => {
+  const server = useServer(backend);
 
-    const tagCount = async () => Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM tags'))[0].n);
+  const tagCount = async () => Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM tags'))[0].n);
 
-    it('answers 413 to an HTTP client still sending a body over the limit, with or without a declared length', async () => {
-      const before = await tagCount();
-      const declared = await upload(server.url, { total: LIMIT + 1024 * 1024, first: 256 * 1024, declareLength: true });
-      assert.deepEqual({ ...declared, sent: undefined }, { status: 413, connection: 'close', body: TOO_LARGE, error: null, sent: undefined });
-      const chunked = await upload(server.url, { total: LIMIT + 2 * 1024 * 1024, first: LIMIT + 64 * 1024, declareLength: false });
-      assert.deepEqual({ ...chunked, sent: undefined }, { status: 413, connection: 'close', body: TOO_LARGE, error: null, sent: undefined });
-      assert.equal(await tagCount(), before);
-    });
-
-    it('reads and discards the rest of a refused body from a client that sends it all, then closes without a reset', async () => {
-      const before = await tagCount();
-      const head = (framing: string) => `POST /api/tags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n`;
-      const piece = Buffer.alloc(64 * 1024, 'x');
-      const pieces = (count: number, frame = (b: Buffer): Array<string | Buffer> => [b]) => Array.from({ length: count }, () => frame(piece)).flat();
-
-      const total = LIMIT + 1024 * 1024;
-      const declared = await rawExchange(server.url, [head(`Content-Length: ${total}\r\n`), ...pieces(4)], { afterAnswer: pieces(total / piece.length - 4) });
-      assert.equal(declared.responses.length, 1);
-      assert.deepEqual([declared.responses[0].status, declared.responses[0].headers.connection, declared.responses[0].body], [413, 'close', TOO_LARGE]);
-      assert.equal(declared.ended, 'closed', 'no reset while the rest of the body was sent');
-      assert.equal(declared.written, Buffer.byteLength(head(`Content-Length: ${total}\r\n`)) + total, 'the whole body was sent');
-
-      const chunk = (b: Buffer) => [`${b.length.toString(16)}\r\n`, b, '\r\n'];
-      const chunked = await rawExchange(server.url, [head('Transfer-Encoding: chunked\r\n'), ...pieces(LIMIT / piece.length + 1, chunk)], {
-        afterAnswer: [...pieces(16, chunk), '0\r\n\r\n'],
-      });
-      assert.deepEqual([chunked.responses[0].status, chunked.responses[0].headers.connection, chunked.responses[0].body], [413, 'close', TOO_LARGE]);
-      assert.equal(chunked.ended, 'closed', 'no reset while the rest of the chunked body was sent');
-      assert.equal(await tagCount(), before);
-    });
-
-    it('cuts the connection once a refused body goes on past the discard bound (16 MiB)', async () => {
-      const piece = Buffer.alloc(64 * 1024, 'x');
-      const total = 64 * 1024 * 1024;
-      const exchange = await rawExchange(server.url, [`POST /api/tags HTTP/1.1\r\nHost: x\r\nContent-Length: ${total}\r\n\r\n`], {
-        afterAnswer: Array.from({ length: total / piece.length }, () => piece),
-      });
-      assert.equal(exchange.responses[0]?.status, 413, 'the answer was read before the cut');
-      assert.ok(exchange.ended === 'ECONNRESET' || exchange.ended === 'EPIPE', `the client saw the cut, got ${exchange.ended}`);
-      assert.ok(exchange.written < total, 'the server did not read the whole 64 MiB');
-    });
+  it('answers 413 to an HTTP client still sending a body over the limit, with or without a declared length', async () => {
+    const before = await tagCount();
+    const declared = await upload(server.url, { total: LIMIT + 1024 * 1024, first: 256 * 1024, declareLength: true });
+    assert.deepEqual({ ...declared, sent: undefined }, { status: 413, connection: 'close', body: TOO_LARGE, error: null, sent: undefined });
+    const chunked = await upload(server.url, { total: LIMIT + 2 * 1024 * 1024, first: LIMIT + 64 * 1024, declareLength: false });
+    assert.deepEqual({ ...chunked, sent: undefined }, { status: 413, connection: 'close', body: TOO_LARGE, error: null, sent: undefined });
+    assert.equal(await tagCount(), before);
   });
 
-  describe(`bodies that are not valid Unicode on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    let userId: string;
-    before(async () => {
-      server = await startServer(backend);
-      userId = (await server.request('POST', '/users', { body: { name: 'Unicode', email: 'unicode@example.com', password: 'long enough' } })).body.data.id;
-    });
-    after(async () => server?.close());
+  it('reads and discards the rest of a refused body from a client that sends it all, then closes without a reset', async () => {
+    const before = await tagCount();
+    const head = (framing: string) => `POST /api/tags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n`;
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    const pieces = (count: number, frame = (b: Buffer): Array<string | Buffer> => [b]) => Array.from({ length: count }, () => frame(piece)).flat();
 
-    const count = async (table: string) => Number((await server.app.db.raw(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
-    const post = (path: string, raw: string | Buffer, method = 'POST') => server.request(method, path, { raw, headers: { 'content-type': 'application/json' } });
-    const surrogate = (where: string) =>
-      `request body has an unpaired UTF-16 surrogate escape in ${where}; escape a character outside the BMP as a pair (\\ud83d\\ude00) or send it as UTF-8`;
+    const total = LIMIT + 1024 * 1024;
+    const declared = await rawExchange(server.url, [head(`Content-Length: ${total}\r\n`), ...pieces(4)], { afterAnswer: pieces(total / piece.length - 4) });
+    assert.equal(declared.responses.length, 1);
+    assert.deepEqual([declared.responses[0].status, declared.responses[0].headers.connection, declared.responses[0].body], [413, 'close', TOO_LARGE]);
+    assert.equal(declared.ended, 'closed', 'no reset while the rest of the body was sent');
+    assert.equal(declared.written, Buffer.byteLength(head(`Content-Length: ${total}\r\n`)) + total, 'the whole body was sent');
 
-    it('refuses an unpaired surrogate escape with 400 INVALID_JSON naming where it is, and writes nothing', async () => {
-      const tags = await count('tags');
-      const posts = await count('posts');
-      const cases: Array<[string, string, string]> = [
-        ['/tags', String.raw`{"name":"\ud800"}`, 'the value of "name"'],
-        ['/tags', String.raw`{"name":"low \uDC00 alone"}`, 'the value of "name"'],
-        ['/tags', String.raw`{"name":"reversed \udc00\ud800"}`, 'the value of "name"'],
-        ['/tags', String.raw`{"\ud800":"x","name":"key"}`, 'the key "\\ud800"'],
-        ['/posts', String.raw`{"title":"t","userId":"${userId}","keywords":["fine","\ud83d"]}`.replace('${userId}', userId), 'the value of "keywords[1]"'],
-        ['/posts', String.raw`{"title":"t","userId":"${userId}","metadata":{"a":{"b":"\udfff"}}}`.replace('${userId}', userId), 'the value of "metadata.a.b"'],
-      ];
-      for (const [path, raw, where] of cases) {
-        const res = await post(path, raw);
-        assert.equal(res.status, 400, raw);
-        assert.deepEqual(res.body, { error: { code: 'INVALID_JSON', message: surrogate(where) } }, raw);
-      }
-      assert.equal(await count('tags'), tags);
-      assert.equal(await count('posts'), posts);
+    const chunk = (b: Buffer) => [`${b.length.toString(16)}\r\n`, b, '\r\n'];
+    const chunked = await rawExchange(server.url, [head('Transfer-Encoding: chunked\r\n'), ...pieces(LIMIT / piece.length + 1, chunk)], {
+      afterAnswer: [...pieces(16, chunk), '0\r\n\r\n'],
     });
-
-    it('refuses bytes that are not UTF-8 with 400 INVALID_JSON naming the offset, and writes nothing', async () => {
-      const tags = await count('tags');
-      const bytes = (...parts: Array<string | number[]>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
-      const cases: Array<[Buffer, number]> = [
-        [bytes('{"name":"', [0xff], '"}'), 9],
-        [bytes('{"name":"é', [0xc3], '"}'), 11],
-        // An overlong "/" and a surrogate encoded in three bytes (CESU-8) are not UTF-8 either.
-        [bytes('{"name":"', [0xc0, 0xaf], '"}'), 9],
-        [bytes('{"name":"ok', [0xed, 0xa0, 0x80], '"}'), 11],
-      ];
-      for (const [raw, offset] of cases) {
-        const res = await post('/tags', raw);
-        assert.equal(res.status, 400, raw.toString('hex'));
-        assert.deepEqual(res.body, { error: { code: 'INVALID_JSON', message: `request body is not valid UTF-8 (byte ${offset} starts an invalid sequence); send JSON encoded as UTF-8` } });
-      }
-      assert.equal(await count('tags'), tags);
-    });
-
-    it('refuses them on update too, leaving the row as it was', async () => {
-      const tag = (await server.request('POST', '/tags', { body: { name: 'before' } })).body.data;
-      const res = await post(`/tags/${tag.id}`, String.raw`{"name":"\ud800"}`, 'PATCH');
-      assert.equal(res.status, 400);
-      assert.equal(res.body.error.code, 'INVALID_JSON');
-      assert.equal((await server.request('GET', `/tags/${tag.id}`)).body.data.name, 'before');
-    });
-
-    it('stores well-formed text as sent: surrogate pairs, escaped or not', async () => {
-      const escaped = await post('/tags', String.raw`{"name":"smile \ud83d\ude00 \u00e9"}`);
-      assert.equal(escaped.status, 201);
-      assert.equal(escaped.body.data.name, 'smile 😀 é');
-      const literal = await post('/tags', Buffer.from('{"name":"grin 😁 \\\\ud800 is text"}'));
-      assert.equal(literal.status, 201);
-      assert.equal(literal.body.data.name, 'grin 😁 \\ud800 is text');
-      const stored = await server.request('GET', `/tags/${escaped.body.data.id}`);
-      assert.equal(stored.body.data.name, 'smile 😀 é');
-    });
+    assert.deepEqual([chunked.responses[0].status, chunked.responses[0].headers.connection, chunked.responses[0].body], [413, 'close', TOO_LARGE]);
+    assert.equal(chunked.ended, 'closed', 'no reset while the rest of the chunked body was sent');
+    assert.equal(await tagCount(), before);
   });
-}
+
+  it('cuts the connection once a refused body goes on past the discard bound (16 MiB)', async () => {
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    const total = 64 * 1024 * 1024;
+    const exchange = await rawExchange(server.url, [`POST /api/tags HTTP/1.1\r\nHost: x\r\nContent-Length: ${total}\r\n\r\n`], {
+      afterAnswer: Array.from({ length: total / piece.length }, () => piece),
+    });
+    assert.equal(exchange.responses[0]?.status, 413, 'the answer was read before the cut');
+    assert.ok(exchange.ended === 'ECONNRESET' || exchange.ended === 'EPIPE', `the client saw the cut, got ${exchange.ended}`);
+    assert.ok(exchange.written < total, 'the server did not read the whole 64 MiB');
+  });
+});
+
+eachBackend('bodies that are not valid Unicode', (backend) => {
+  const server = useServer(backend);
+  let userId: string;
+  before(async () => {
+    userId = (await server.request('POST', '/users', { body: { name: 'Unicode', email: 'unicode@example.com', password: 'long enough' } })).body.data.id;
+  });
+
+  const count = async (table: string) => Number((await server.app.db.raw(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+  const post = (path: string, raw: string | Buffer, method = 'POST') => server.request(method, path, { raw, headers: { 'content-type': 'application/json' } });
+  const surrogate = (where: string) =>
+    `request body has an unpaired UTF-16 surrogate escape in ${where}; escape a character outside the BMP as a pair (\\ud83d\\ude00) or send it as UTF-8`;
+
+  it('refuses an unpaired surrogate escape with 400 INVALID_JSON naming where it is, and writes nothing', async () => {
+    const tags = await count('tags');
+    const posts = await count('posts');
+    const cases: Array<[string, string, string]> = [
+      ['/tags', String.raw`{"name":"\ud800"}`, 'the value of "name"'],
+      ['/tags', String.raw`{"name":"low \uDC00 alone"}`, 'the value of "name"'],
+      ['/tags', String.raw`{"name":"reversed \udc00\ud800"}`, 'the value of "name"'],
+      ['/tags', String.raw`{"\ud800":"x","name":"key"}`, 'the key "\\ud800"'],
+      ['/posts', String.raw`{"title":"t","userId":"${userId}","keywords":["fine","\ud83d"]}`.replace('${userId}', userId), 'the value of "keywords[1]"'],
+      ['/posts', String.raw`{"title":"t","userId":"${userId}","metadata":{"a":{"b":"\udfff"}}}`.replace('${userId}', userId), 'the value of "metadata.a.b"'],
+    ];
+    for (const [path, raw, where] of cases) {
+      const res = await post(path, raw);
+      assert.equal(res.status, 400, raw);
+      assert.deepEqual(res.body, { error: { code: 'INVALID_JSON', message: surrogate(where) } }, raw);
+    }
+    assert.equal(await count('tags'), tags);
+    assert.equal(await count('posts'), posts);
+  });
+
+  it('refuses bytes that are not UTF-8 with 400 INVALID_JSON naming the offset, and writes nothing', async () => {
+    const tags = await count('tags');
+    const bytes = (...parts: Array<string | number[]>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    const cases: Array<[Buffer, number]> = [
+      [bytes('{"name":"', [0xff], '"}'), 9],
+      [bytes('{"name":"é', [0xc3], '"}'), 11],
+      // An overlong "/" and a surrogate encoded in three bytes (CESU-8) are not UTF-8 either.
+      [bytes('{"name":"', [0xc0, 0xaf], '"}'), 9],
+      [bytes('{"name":"ok', [0xed, 0xa0, 0x80], '"}'), 11],
+    ];
+    for (const [raw, offset] of cases) {
+      const res = await post('/tags', raw);
+      assert.equal(res.status, 400, raw.toString('hex'));
+      assert.deepEqual(res.body, { error: { code: 'INVALID_JSON', message: `request body is not valid UTF-8 (byte ${offset} starts an invalid sequence); send JSON encoded as UTF-8` } });
+    }
+    assert.equal(await count('tags'), tags);
+  });
+
+  it('refuses them on update too, leaving the row as it was', async () => {
+    const tag = (await server.request('POST', '/tags', { body: { name: 'before' } })).body.data;
+    const res = await post(`/tags/${tag.id}`, String.raw`{"name":"\ud800"}`, 'PATCH');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'INVALID_JSON');
+    assert.equal((await server.request('GET', `/tags/${tag.id}`)).body.data.name, 'before');
+  });
+
+  it('stores well-formed text as sent: surrogate pairs, escaped or not', async () => {
+    const escaped = await post('/tags', String.raw`{"name":"smile \ud83d\ude00 \u00e9"}`);
+    assert.equal(escaped.status, 201);
+    assert.equal(escaped.body.data.name, 'smile 😀 é');
+    const literal = await post('/tags', Buffer.from('{"name":"grin 😁 \\\\ud800 is text"}'));
+    assert.equal(literal.status, 201);
+    assert.equal(literal.body.data.name, 'grin 😁 \\ud800 is text');
+    const stored = await server.request('GET', `/tags/${escaped.body.data.id}`);
+    assert.equal(stored.body.data.name, 'smile 😀 é');
+  });
+});

@@ -6,9 +6,9 @@
 // document. MFX_HOSTILE_SEED and MFX_HOSTILE_ROUNDS run other or longer sequences locally
 // (MFX_HOSTILE_DEBUG=1 prints what the database said about each 500).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { backends } from '../support/backends.js';
-import { startServer, type TestResponse, type TestServer } from '../support/server.js';
+import { before, it } from 'node:test';
+import type { TestResponse } from '../support/server.js';
+import { eachBackend, useServer } from '../support/suite.js';
 
 const SEED = Number(process.env.MFX_HOSTILE_SEED ?? 0x14_4e55);
 /** Passes over every operation of the document: 40 passes are 1,480 requests per database. */
@@ -288,55 +288,51 @@ function queryValue(r: Random, name: string, schema: Schema, op: Operation): str
 const designed = (request: Request, res: TestResponse) =>
   res.status === 501 && res.body?.error?.code === 'NO_STORAGE' && (request.init.headers?.['content-type'] ?? '').startsWith('multipart/');
 
-for (const backend of await backends()) {
-  describe(`hostile input on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    const ids: Ids = { makers: [], gizmos: [], parts: [] };
+eachBackend('hostile input', (backend) => {
+  const server = useServer(backend, { fixture: 'hostile' });
+  const ids: Ids = { makers: [], gizmos: [], parts: [] };
 
-    before(async () => {
-      server = await startServer(backend, { fixture: 'hostile' });
-      for (const name of ['Acme', 'Globex']) ids.makers.push((await server.request('POST', '/makers', { body: { name } })).body.data.id);
-      for (const [i, makerId] of ids.makers.entries()) {
-        const gizmo = { code: `g${i}`, kind: 'k', family: `f${i}`, makerId, tags: ['a'], specs: { k: 'v' }, label: { en: 'Hi' } };
-        ids.gizmos.push((await server.request('POST', '/gizmos', { body: gizmo })).body.data.id);
-      }
-      ids.parts.push((await server.request('POST', '/parts', { body: { name: 'bolt', gizmoId: ids.gizmos[0] } })).body.data.id);
-    });
-    after(async () => server?.close());
-
-    it(`${ROUNDS} passes over every operation: no 5xx, every error in the envelope, X-Request-Id on every answer (seed ${SEED})`, async () => {
-      const operations = operationsOf((await server.request('GET', '/openapi.json')).body);
-      // Three models' list, create, read, update, delete, OPTIONS and HEAD, the history route, the probes and the document.
-      assert.equal(operations.length, 37, operations.map((o) => `${o.method} ${o.path}`).join(', '));
-      const r = generator(SEED);
-      const failures: string[] = [];
-      let sent = 0;
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const op of operations) {
-          const request = requestFor(r, op, ids);
-          sent++;
-          let res: TestResponse;
-          try {
-            res = await server.request(request.method, request.path, request.init);
-          } catch (error) {
-            failures.push(`#${sent} ${request.what}\n  ${(error as Error).message.slice(0, 500)}`);
-            continue;
-          }
-          const problems = [
-            res.status >= 500 && !designed(request, res) && `answered ${res.status}: ${res.text.slice(0, 300)}`,
-            !res.headers.get('x-request-id') && 'no X-Request-Id',
-            res.status >= 400 && request.method !== 'HEAD' && (typeof res.body?.error?.code !== 'string' || typeof res.body?.error?.message !== 'string') && `no error envelope: ${res.text.slice(0, 200)}`,
-          ].filter(Boolean);
-          if (problems.length) failures.push(`#${sent} ${request.what}\n  ${problems.join('; ')}`);
-          // MFX_HOSTILE_DEBUG=1 prints the database's own words and the whole body of each 500.
-          if (res.status === 500 && process.env.MFX_HOSTILE_DEBUG) console.log(`#${sent}`, server.logs.filter((l) => l.message === 'database error').pop()?.fields.err, String(request.init.raw ?? '').slice(0, 3000));
-        }
-      }
-      assert.equal(sent, ROUNDS * operations.length);
-      assert.deepEqual(failures.slice(0, 15), [], `${failures.length} of ${sent} requests failed`);
-      // Still serving, and still reading what it wrote.
-      assert.equal((await server.request('GET', '/ready')).status, 200);
-      assert.equal((await server.request('GET', '/gizmos?limit=1')).status, 200);
-    });
+  before(async () => {
+    for (const name of ['Acme', 'Globex']) ids.makers.push((await server.request('POST', '/makers', { body: { name } })).body.data.id);
+    for (const [i, makerId] of ids.makers.entries()) {
+      const gizmo = { code: `g${i}`, kind: 'k', family: `f${i}`, makerId, tags: ['a'], specs: { k: 'v' }, label: { en: 'Hi' } };
+      ids.gizmos.push((await server.request('POST', '/gizmos', { body: gizmo })).body.data.id);
+    }
+    ids.parts.push((await server.request('POST', '/parts', { body: { name: 'bolt', gizmoId: ids.gizmos[0] } })).body.data.id);
   });
-}
+
+  it(`${ROUNDS} passes over every operation: no 5xx, every error in the envelope, X-Request-Id on every answer (seed ${SEED})`, async () => {
+    const operations = operationsOf((await server.request('GET', '/openapi.json')).body);
+    // Three models' list, create, read, update, delete, OPTIONS and HEAD, the history route, the probes and the document.
+    assert.equal(operations.length, 37, operations.map((o) => `${o.method} ${o.path}`).join(', '));
+    const r = generator(SEED);
+    const failures: string[] = [];
+    let sent = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const op of operations) {
+        const request = requestFor(r, op, ids);
+        sent++;
+        let res: TestResponse;
+        try {
+          res = await server.request(request.method, request.path, request.init);
+        } catch (error) {
+          failures.push(`#${sent} ${request.what}\n  ${(error as Error).message.slice(0, 500)}`);
+          continue;
+        }
+        const problems = [
+          res.status >= 500 && !designed(request, res) && `answered ${res.status}: ${res.text.slice(0, 300)}`,
+          !res.headers.get('x-request-id') && 'no X-Request-Id',
+          res.status >= 400 && request.method !== 'HEAD' && (typeof res.body?.error?.code !== 'string' || typeof res.body?.error?.message !== 'string') && `no error envelope: ${res.text.slice(0, 200)}`,
+        ].filter(Boolean);
+        if (problems.length) failures.push(`#${sent} ${request.what}\n  ${problems.join('; ')}`);
+        // MFX_HOSTILE_DEBUG=1 prints the database's own words and the whole body of each 500.
+        if (res.status === 500 && process.env.MFX_HOSTILE_DEBUG) console.log(`#${sent}`, server.logs.filter((l) => l.message === 'database error').pop()?.fields.err, String(request.init.raw ?? '').slice(0, 3000));
+      }
+    }
+    assert.equal(sent, ROUNDS * operations.length);
+    assert.deepEqual(failures.slice(0, 15), [], `${failures.length} of ${sent} requests failed`);
+    // Still serving, and still reading what it wrote.
+    assert.equal((await server.request('GET', '/ready')).status, 200);
+    assert.equal((await server.request('GET', '/gizmos?limit=1')).status, 200);
+  });
+});

@@ -2,33 +2,28 @@
 // sent, on both databases (found by the hostile-input run: PostgreSQL's jsonb refused a plain
 // string with a 500, and SQLite read strings such as "true" back as other JSON values).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { backends } from '../support/backends.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { before, it } from 'node:test';
+import { eachBackend, useServer } from '../support/suite.js';
 
-for (const backend of await backends()) {
-  describe(`localized values on ${backend.name}`, { skip: backend.skip }, () => {
-    let server: TestServer;
-    let makerId = '';
-    let serial = 0;
-    before(async () => {
-      server = await startServer(backend, { fixture: 'hostile' });
-      makerId = (await server.request('POST', '/makers', { body: { name: 'Acme' } })).body.data.id;
-    });
-    after(async () => server?.close());
-
-    it('a string, however it looks, is stored and read back as that string; a map as that map', async () => {
-      for (const label of ['Hello', 'true', '12', 'null', '"quoted"', '{"en":"x"}', '', { en: 'Hello', de: 'Hallo' }, {}]) {
-        serial++;
-        const created = await server.request('POST', '/gizmos', { body: { code: `l-${serial}`, kind: 'k', family: `l-${serial}`, makerId, label } });
-        assert.equal(created.status, 201, `${JSON.stringify(label)}: ${created.text}`);
-        assert.deepEqual(created.body.data.label, label);
-        const read = await server.request('GET', `/gizmos/${created.body.data.id}`);
-        assert.deepEqual(read.body.data.label, label, JSON.stringify(label));
-        const patched = await server.request('PATCH', `/gizmos/${created.body.data.id}`, { body: { label: typeof label === 'string' ? `${label}!` : label } });
-        assert.equal(patched.status, 200, patched.text);
-        assert.deepEqual((await server.request('GET', `/gizmos/${created.body.data.id}`)).body.data.label, typeof label === 'string' ? `${label}!` : label);
-      }
-    });
+eachBackend('localized values', (backend) => {
+  const server = useServer(backend, { fixture: 'hostile' });
+  let makerId = '';
+  let serial = 0;
+  before(async () => {
+    makerId = (await server.request('POST', '/makers', { body: { name: 'Acme' } })).body.data.id;
   });
-}
+
+  it('a string, however it looks, is stored and read back as that string; a map as that map', async () => {
+    for (const label of ['Hello', 'true', '12', 'null', '"quoted"', '{"en":"x"}', '', { en: 'Hello', de: 'Hallo' }, {}]) {
+      serial++;
+      const created = await server.request('POST', '/gizmos', { body: { code: `l-${serial}`, kind: 'k', family: `l-${serial}`, makerId, label } });
+      assert.equal(created.status, 201, `${JSON.stringify(label)}: ${created.text}`);
+      assert.deepEqual(created.body.data.label, label);
+      const read = await server.request('GET', `/gizmos/${created.body.data.id}`);
+      assert.deepEqual(read.body.data.label, label, JSON.stringify(label));
+      const patched = await server.request('PATCH', `/gizmos/${created.body.data.id}`, { body: { label: typeof label === 'string' ? `${label}!` : label } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual((await server.request('GET', `/gizmos/${created.body.data.id}`)).body.data.label, typeof label === 'string' ? `${label}!` : label);
+    }
+  });
+});

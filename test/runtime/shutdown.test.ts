@@ -6,17 +6,20 @@ import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, it } from 'node:test';
+import { it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createServer } from '@mfx/runtime';
-import { type Backend, backends, freshSchema, sqliteFileBackend } from '../support/backends.js';
+import { type Backend, freshSchema, sqliteFileBackend } from '../support/backends.js';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
 import { parseResponses } from '../support/raw-http.js';
 import { memoryLogger } from '../support/server.js';
+import { eachBackend, postgres } from '../support/suite.js';
+import { gate, Recorder } from '../support/wait.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const postgres = (await backends()).find((b) => b.name === 'postgres')!;
+/** The stopped server's rows are read from outside it (and `mfx serve` runs in a child process), so SQLite runs on a file: `:memory:` goes with its server. */
+const onDisk = [sqliteFileBackend, postgres];
 
 interface Answer {
   status: number;
@@ -64,7 +67,8 @@ class CreateLoad {
   /** Requests whose connection was refused: never sent. */
   refused = 0;
   private readonly workers: Promise<void>[] = [];
-  private readonly waiting: Array<{ count: number; resolve: () => void }> = [];
+  /** The names of answered creates, as they are answered. */
+  private readonly answers = new Recorder<string>();
 
   constructor(
     private readonly url: string,
@@ -75,9 +79,8 @@ class CreateLoad {
   }
 
   /** Resolves once `count` creates were answered. */
-  answeredAtLeast(count: number): Promise<void> {
-    if (this.answered.size >= count) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push({ count, resolve }));
+  async answeredAtLeast(count: number): Promise<void> {
+    await this.answers.count(count);
   }
 
   /** Resolves once every worker has stopped (each ends at its first error). */
@@ -96,10 +99,7 @@ class CreateLoad {
         else this.resets.push(name);
         return;
       }
-      for (const waiter of this.waiting.filter((w) => this.answered.size >= w.count)) {
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        waiter.resolve();
-      }
+      this.answers.push(name);
     }
   }
 }
@@ -156,70 +156,64 @@ const create = (name: string, headers = '') => {
   return `POST /api/tags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}Content-Length: ${body.length}\r\n\r\n${body}`;
 };
 
-for (const backend of [sqliteFileBackend, postgres]) {
-  describe(`app.stop() under keep-alive load on ${backend.name}`, { skip: backend.skip, timeout: 60_000 }, () => {
-    it('refuses new connections at once, answers what is in flight and arrives on open connections with Connection: close, and resolves with the last request', async () => {
-      const logger = memoryLogger();
-      const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger, shutdownTimeout: '30s' });
-      app.register(await loadFixture('blog'));
-      // Creates marked x-hold wait here until released: they are in flight when stop() is called.
-      let release!: () => void;
-      const released = new Promise<void>((done) => (release = done));
-      const heldCount = 25;
-      let held = 0;
-      let allHeld!: () => void;
-      const everyoneHeld = new Promise<void>((done) => (allHeld = done));
-      app.use('service', async (ctx, next) => {
-        if (ctx.req.headers['x-hold']) {
-          if (++held === heldCount) allHeld();
-          await released;
-        }
-        await next();
-      });
-      const { adapter, drop, url: dbUrl } = await backend.open(app.registry);
-      app.setDB(adapter);
-      const { port } = await app.start();
-      const base = `http://127.0.0.1:${port}/api`;
-      try {
-        // 28 keep-alive connections: 24 get a create held in flight, 4 stay idle (closed when the drain ends).
-        const agent = new Agent({ keepAlive: true, maxSockets: 28 });
-        const warm = await Promise.all(Array.from({ length: 28 }, (_, i) => post(agent, `${base}/tags`, { name: `load-warm-${i}` })));
-        assert.deepEqual(warm.map((a) => [a.status, a.connection]), Array(28).fill([201, 'keep-alive']));
-        const inFlight = Array.from({ length: 24 }, (_, i) => post(agent, `${base}/tags`, { name: `load-held-${i}` }, { 'x-hold': '1' }));
-        // One more held create on a raw connection, to pipeline a second request behind it during the drain.
-        const pipelined = await openRaw(port);
-        await pipelined.write(create('load-pipe-a', 'X-Hold: 1\r\n'));
-        await everyoneHeld;
-        const idle = Object.values(agent.freeSockets).flat();
-        assert.equal(idle.length, 4);
-        const idleClosed = Promise.all(idle.map((socket) => new Promise((done) => socket!.once('close', done))));
-
-        const stopping = app.stop();
-        assert.equal(await connectOutcome(port), 'ECONNREFUSED', 'no connection is accepted once stop() was called');
-        // Behind a held answer that will close its connection, a pipelined request is not served.
-        await pipelined.write(create('load-pipe-b'));
-        // A request on a connection still open (an idle one from the pool) is served, and closes it. Its round trip
-        // also lets the server read the pipelined request first (its bytes arrived first).
-        const late = await post(agent, `${base}/tags`, { name: 'load-late' });
-        assert.deepEqual([late.status, late.connection], [201, 'close'], 'a request arriving on an open connection during the drain is served and closes it');
-        release();
-        const answers = await Promise.all(inFlight);
-        assert.deepEqual(answers.map((a) => [a.status, a.connection]), Array(24).fill([201, 'close']), 'answers in flight at stop say Connection: close');
-        const pipeAnswers = await pipelined.closed();
-        assert.deepEqual(pipeAnswers.responses.map((r) => [r.status, r.headers.connection, r.body.data.name]), [[201, 'close', 'load-pipe-a']]);
-        await stopping;
-        await idleClosed;
-        assert.ok(!logger.lines.some((l) => l.message?.startsWith('shutdown timeout')), 'stop() resolved with the last request, not at the timeout');
-        const stored = await storedNames(backend.name, dbUrl);
-        const expected = [...Array.from({ length: 28 }, (_, i) => `load-warm-${i}`), ...Array.from({ length: 24 }, (_, i) => `load-held-${i}`), 'load-pipe-a', 'load-late'];
-        assert.deepEqual(new Set(stored), new Set(expected), 'every answered create is stored; the pipelined one behind a closing answer is not');
-      } finally {
-        await app.stop();
-        await drop();
+eachBackend('app.stop() under keep-alive load', (backend) => {
+  it('refuses new connections at once, answers what is in flight and arrives on open connections with Connection: close, and resolves with the last request', { timeout: 60_000 }, async () => {
+    const logger = memoryLogger();
+    const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger, shutdownTimeout: '30s' });
+    app.register(await loadFixture('blog'));
+    // Creates marked x-hold wait here until released: they are in flight when stop() is called.
+    const released = gate();
+    const held = new Recorder<string>();
+    app.use('service', async (ctx, next) => {
+      if (ctx.req.headers['x-hold']) {
+        held.push(ctx.requestId);
+        await released.opened;
       }
+      await next();
     });
+    const { adapter, drop, url: dbUrl } = await backend.open(app.registry);
+    app.setDB(adapter);
+    const { port } = await app.start();
+    const base = `http://127.0.0.1:${port}/api`;
+    try {
+      // 28 keep-alive connections: 24 get a create held in flight, 4 stay idle (closed when the drain ends).
+      const agent = new Agent({ keepAlive: true, maxSockets: 28 });
+      const warm = await Promise.all(Array.from({ length: 28 }, (_, i) => post(agent, `${base}/tags`, { name: `load-warm-${i}` })));
+      assert.deepEqual(warm.map((a) => [a.status, a.connection]), Array(28).fill([201, 'keep-alive']));
+      const inFlight = Array.from({ length: 24 }, (_, i) => post(agent, `${base}/tags`, { name: `load-held-${i}` }, { 'x-hold': '1' }));
+      // One more held create on a raw connection, to pipeline a second request behind it during the drain.
+      const pipelined = await openRaw(port);
+      await pipelined.write(create('load-pipe-a', 'X-Hold: 1\r\n'));
+      await held.count(25);
+      const idle = Object.values(agent.freeSockets).flat();
+      assert.equal(idle.length, 4);
+      const idleClosed = Promise.all(idle.map((socket) => new Promise((done) => socket!.once('close', done))));
+
+      const stopping = app.stop();
+      assert.equal(await connectOutcome(port), 'ECONNREFUSED', 'no connection is accepted once stop() was called');
+      // Behind a held answer that will close its connection, a pipelined request is not served.
+      await pipelined.write(create('load-pipe-b'));
+      // A request on a connection still open (an idle one from the pool) is served, and closes it. Its round trip
+      // also lets the server read the pipelined request first (its bytes arrived first).
+      const late = await post(agent, `${base}/tags`, { name: 'load-late' });
+      assert.deepEqual([late.status, late.connection], [201, 'close'], 'a request arriving on an open connection during the drain is served and closes it');
+      released.open();
+      const answers = await Promise.all(inFlight);
+      assert.deepEqual(answers.map((a) => [a.status, a.connection]), Array(24).fill([201, 'close']), 'answers in flight at stop say Connection: close');
+      const pipeAnswers = await pipelined.closed();
+      assert.deepEqual(pipeAnswers.responses.map((r) => [r.status, r.headers.connection, r.body.data.name]), [[201, 'close', 'load-pipe-a']]);
+      await stopping;
+      await idleClosed;
+      assert.ok(!logger.lines.some((l) => l.message?.startsWith('shutdown timeout')), 'stop() resolved with the last request, not at the timeout');
+      const stored = await storedNames(backend.name, dbUrl);
+      const expected = [...Array.from({ length: 28 }, (_, i) => `load-warm-${i}`), ...Array.from({ length: 24 }, (_, i) => `load-held-${i}`), 'load-pipe-a', 'load-late'];
+      assert.deepEqual(new Set(stored), new Set(expected), 'every answered create is stored; the pipelined one behind a closing answer is not');
+    } finally {
+      await app.stop();
+      await drop();
+    }
   });
-}
+}, onDisk);
 
 /** `mfx serve` in a child process, with its JSON log lines as they come. */
 function serve(args: string[], env: Record<string, string>) {
@@ -240,33 +234,31 @@ function serve(args: string[], env: Record<string, string>) {
   return { child, exited, outputMatching, output: () => output };
 }
 
-for (const backend of [sqliteFileBackend, postgres]) {
-  describe(`mfx serve stopped by SIGTERM under steady load on ${backend.name}`, { skip: backend.skip, timeout: 60_000 }, () => {
-    it('stops accepting at once, answers every request it took, and exits with the last one, well within the budget', async (t) => {
-      const manifest = await fixtureManifestDir('blog');
-      const dir = await mkdtemp(join(tmpdir(), 'mfx-shutdown-'));
-      const schema = backend.name === 'postgres' ? await freshSchema() : null;
-      const dbUrl = schema ? schema.url : `sqlite:${join(dir, 'app.db')}`;
-      try {
-        // A budget of 120 s: the test's own timeout (60 s) fails a drain that waits it out.
-        const server = serve(['--manifest', manifest, '--db', dbUrl, '--port', '0'], { SHUTDOWN_TIMEOUT_S: '120' });
-        const url = /mfx serving (http:\/\/\S+)/.exec(await server.outputMatching(/mfx serving http:\/\/\S+/))![1].replace('localhost', '127.0.0.1');
-        const port = Number(new URL(url).port);
-        const load = new CreateLoad(url, 24);
-        await load.answeredAtLeast(300);
-        server.child.kill('SIGTERM');
-        await server.outputMatching(/"msg":"draining: no longer accepting connections"/);
-        assert.equal(await connectOutcome(port), 'ECONNREFUSED', 'no connection is accepted once the drain began');
-        assert.equal(await server.exited, 0);
-        await load.done();
-        assert.doesNotMatch(server.output(), /shutdown timeout/, 'the drain ended with the last request, not at the budget');
-        assert.match(server.output(), /"msg":"stopped"/);
-        assertRowsMatchAnswers(load, await storedNames(backend.name, dbUrl));
-        t.diagnostic(`answered ${load.answered.size}, reset (never processed) ${load.resets.length}, refused ${load.refused}; at the signal ${/"inflight":\d+/.exec(server.output())}`);
-      } finally {
-        await schema?.drop();
-        await rm(dir, { recursive: true, force: true });
-      }
-    });
+eachBackend('mfx serve stopped by SIGTERM under steady load', (backend) => {
+  it('stops accepting at once, answers every request it took, and exits with the last one, well within the budget', { timeout: 60_000 }, async (t) => {
+    const manifest = await fixtureManifestDir('blog');
+    const dir = await mkdtemp(join(tmpdir(), 'mfx-shutdown-'));
+    const schema = backend.name === 'postgres' ? await freshSchema() : null;
+    const dbUrl = schema ? schema.url : `sqlite:${join(dir, 'app.db')}`;
+    try {
+      // A budget of 120 s: the test's own timeout (60 s) fails a drain that waits it out.
+      const server = serve(['--manifest', manifest, '--db', dbUrl, '--port', '0'], { SHUTDOWN_TIMEOUT_S: '120' });
+      const url = /mfx serving (http:\/\/\S+)/.exec(await server.outputMatching(/mfx serving http:\/\/\S+/))![1].replace('localhost', '127.0.0.1');
+      const port = Number(new URL(url).port);
+      const load = new CreateLoad(url, 24);
+      await load.answeredAtLeast(300);
+      server.child.kill('SIGTERM');
+      await server.outputMatching(/"msg":"draining: no longer accepting connections"/);
+      assert.equal(await connectOutcome(port), 'ECONNREFUSED', 'no connection is accepted once the drain began');
+      assert.equal(await server.exited, 0);
+      await load.done();
+      assert.doesNotMatch(server.output(), /shutdown timeout/, 'the drain ended with the last request, not at the budget');
+      assert.match(server.output(), /"msg":"stopped"/);
+      assertRowsMatchAnswers(load, await storedNames(backend.name, dbUrl));
+      t.diagnostic(`answered ${load.answered.size}, reset (never processed) ${load.resets.length}, refused ${load.refused}; at the signal ${/"inflight":\d+/.exec(server.output())}`);
+    } finally {
+      await schema?.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
-}
+}, onDisk);
