@@ -259,6 +259,22 @@ describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its stream
     }
   });
 
+  it('streams rows through a cursor on the replica behind the pooler, and on the primary with X-Read-Primary: 1', async () => {
+    const title = unique('streamed');
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) created.push((await a.request('POST', '/notes', { body: { title } })).body.data.id);
+    created.sort();
+    const stream = (headers: Record<string, string> = {}) => b.request('GET', `/probe/stream?title=${title}`, { headers });
+    await cluster.caughtUp();
+    // Fetched two rows a round trip: the cursor's portal lives in one transaction of the pooled connection.
+    assert.deepEqual((await stream()).body.data, { ids: created });
+    await whileLagging(async () => {
+      const more = (await a.request('POST', '/notes', { body: { title } })).body.data.id as string;
+      assert.deepEqual((await stream()).body.data, { ids: created });
+      assert.deepEqual((await stream({ 'X-Read-Primary': '1' })).body.data, { ids: [...created, more].sort() });
+    });
+  });
+
   it('a rate limit counts across both replicas, in Redis', async () => {
     const client = unique('client');
     const list = (server: Replica) => server.request('GET', '/hits', { headers: { 'X-Client': client } });

@@ -138,14 +138,13 @@ export interface Cluster {
 }
 
 const PRIMARY_SETTINGS = (port: number) => `
-# mfx scale-out test cluster: loopback only, no socket file, small, and fast rather than durable.
+# mfx scale-out test cluster: loopback only, no socket file, small, and fast rather than crash-safe.
 listen_addresses = '127.0.0.1'
 port = ${port}
 unix_socket_directories = ''
 max_connections = 40
 shared_buffers = 16MB
 fsync = off
-synchronous_commit = off
 full_page_writes = off
 wal_level = replica
 max_wal_senders = 4
@@ -228,7 +227,8 @@ export async function startCluster(tools: ClusterTools, databases: readonly stri
     bouncer: endpoint(bouncerPort),
     query,
     async caughtUp() {
-      const [{ lsn }] = await query<{ lsn: string }>('primary', 'postgres', 'SELECT pg_current_wal_lsn()::text AS lsn');
+      // The insert position: past every commit the primary has answered, flushed to disk or not yet.
+      const [{ lsn }] = await query<{ lsn: string }>('primary', 'postgres', 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
       await until(async () => (await query<{ done: boolean }>('replica', 'postgres', 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [lsn]))[0].done);
     },
     async pauseReplay() {
