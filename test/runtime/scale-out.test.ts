@@ -209,6 +209,21 @@ describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its stream
     });
   });
 
+  it("a singleton's first read creates its row on the primary and reads it back there, while the replica lags", async () => {
+    await whileLagging(async () => {
+      // The row exists nowhere yet: the read inserts it, then must read it back from the primary.
+      const first = await a.request('GET', '/settings');
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.data.siteName, 'mfx');
+      // On the other replica the row is on the primary only: the insert finds it there and reads it back from there.
+      const second = await b.request('GET', '/settings');
+      assert.equal(second.status, 200, second.text);
+      assert.equal(second.body.data.created_at, first.body.data.created_at);
+      assert.deepEqual(await cluster.query('primary', 'mfx', 'SELECT count(*)::int AS n FROM settings'), [{ n: 1 }]);
+      assert.deepEqual(await cluster.query('replica', 'mfx', 'SELECT count(*)::int AS n FROM settings'), [{ n: 0 }]);
+    });
+  });
+
   it('X-Read-Primary: 1 reads the primary right after a write; other values read the replica', async () => {
     await whileLagging(async () => {
       const title = unique('header');
@@ -326,13 +341,13 @@ describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its stream
     await Promise.all([a, b].map((server) => server.log.next((line) => line.msg === 'listening')));
     const applied = [a, b].map((server) => server.log.seen.filter((line) => line.msg === 'migration applied'));
     assert.deepEqual(applied.map((lines) => lines.length).sort(), [0, 1]);
-    assert.deepEqual(([...applied[0], ...applied[1]][0].createdTables as string[]).sort(), ['hits', 'mfx_idempotency', 'notes']);
+    assert.deepEqual(([...applied[0], ...applied[1]][0].createdTables as string[]).sort(), ['hits', 'mfx_idempotency', 'notes', 'settings']);
     // Neither warned or failed (pino levels: warn 40, error 50).
     for (const server of [a, b]) assert.deepEqual(server.log.seen.filter((line) => (line.level ?? 0) >= 40), []);
     const tables = await cluster.query('primary', 'mfx', `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
     assert.deepEqual(
       tables.map((t) => t.table_name),
-      ['hits', 'mfx_idempotency', 'notes'],
+      ['hits', 'mfx_idempotency', 'notes', 'settings'],
     );
     // Both serve the one schema.
     const created = await a.request('POST', '/notes', { body: { title: unique('migrated') } });
