@@ -117,7 +117,14 @@ describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its stream
         for (const statement of postgresDialect.migrationLock) await holder.query(statement);
         a = serve(manifest, env());
         b = serve(manifest, env());
-        await until(async () => (await migrationsWaiting()) === 2);
+        // A replica that exits (or serves without the lock) ends the wait with its output.
+        let holding = true;
+        const early = Promise.race([a.ready, b.ready]).then(() => {
+          if (holding) throw new Error('a replica served while the test held the migration lock');
+        });
+        early.catch(() => {});
+        await Promise.race([until(async () => (await migrationsWaiting()) === 2), early]);
+        holding = false;
         await holder.query('COMMIT');
       } finally {
         await holder.end();
