@@ -295,6 +295,7 @@ export class App {
       panicLog: this.panicLog,
       queryTimeoutMs: this.config.queryTimeoutMs,
       trustProxyHeaders: this.config.trustProxyHeaders ?? false,
+      readPrimaryHeader: this.config.readPrimaryHeader ?? true,
       serviceName: this.config.serviceName,
       inflight: this.inflight,
     };

@@ -79,6 +79,13 @@ describe('one row drives default, environment and flag', () => {
     assert.deepEqual(flagged.server, { pathPrefix: '/v1' });
   });
 
+  it('X-Read-Primary is honoured by default; --no-read-primary-header turns it off', () => {
+    assert.equal(createServer({ handleSignals: false }).config.readPrimaryHeader, true);
+    const { server } = readCommandLine('serve', ['--no-read-primary-header'], {});
+    assert.deepEqual(server, { readPrimaryHeader: false });
+    assert.equal(createServer({ ...server, handleSignals: false }).config.readPrimaryHeader, false);
+  });
+
   it('reads only the settings of the command: openapi ignores the environment, migrate takes no --port', () => {
     assert.deepEqual(readCommandLine('openapi', ['--prefix', '/v2'], { PORT: 'eighty', SERVICE_NAME: 'x' }).server, { pathPrefix: '/v2' });
     assert.deepEqual(readCommandLine('migrate', [], { PORT: '9090' }).server, {});
@@ -94,7 +101,7 @@ describe('one row drives default, environment and flag', () => {
 
   it('writes the help text from the rows: every flag and variable with its doc line', () => {
     const text = usage('serve');
-    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\]\n/);
+    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--no-read-primary-header\]\n/);
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);
     assert.doesNotMatch(usage('openapi'), /environment|PORT/);

@@ -69,6 +69,12 @@ export interface ServerConfig {
   probes?: ProbesConfig;
   /** Take the client address from X-Forwarded-For. */
   trustProxyHeaders?: boolean;
+  /**
+   * Honour `X-Read-Primary: 1`: a read request carrying it reads the primary
+   * instead of the replica of `DB_READ_URL` (default true; see
+   * docs/deployment.md, "Read-your-writes").
+   */
+  readPrimaryHeader?: boolean;
   /** Static files served outside the path prefix. */
   staticDir?: string;
   /** JSON body limit in bytes (default 4 MB). */

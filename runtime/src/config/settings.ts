@@ -198,6 +198,13 @@ export const settings = {
   healthTimeout: { scope: 'server', doc: 'shared budget for dependency checks', default: 3_000, millis: 'healthTimeoutMs' },
   probes: { scope: 'server', doc: 'probe middleware, per-probe middleware and disabling, publishReadinessChecks', default: {} },
   trustProxyHeaders: { scope: 'server', doc: 'take the client address from X-Forwarded-For', default: false },
+  readPrimaryHeader: {
+    scope: 'server',
+    doc: 'honour X-Read-Primary: 1, which sends a request\'s reads to the primary instead of the read replica (--no-read-primary-header ignores it)',
+    default: true,
+    commands: ['serve'],
+    flag: toggle('no-read-primary-header', false),
+  },
   staticDir: { scope: 'server', doc: 'static files served outside the path prefix' },
   bodyLimit: { scope: 'server', doc: 'JSON body limit in bytes', default: 4 * 1024 * 1024 },
   cursorSecret: { scope: 'server', doc: 'secret that signs keyset cursors (default random per process)' },

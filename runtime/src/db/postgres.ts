@@ -208,6 +208,8 @@ class PostgresAdapter implements Adapter {
   private readonly writePool: pg.Pool;
   private readonly readPool: pg.Pool;
   private readonly executor: PostgresExecutor;
+  /** Whether reads have a target of their own (a replica): only then can a read miss a write just committed. */
+  private readonly replica: boolean;
   private logger: Logger | null = null;
 
   constructor(
@@ -232,10 +234,20 @@ class PostgresAdapter implements Adapter {
       pool.on('connect', (client) => client.on('error', onConnectionLost));
     }
     this.executor = new PostgresExecutor(prepared, !options.poolConfig?.pipeline);
+    this.replica = Boolean(options.readUrl) && options.readUrl !== options.writeUrl;
   }
 
-  private pool(sql: string): pg.Pool {
-    return isRead(sql) ? this.readPool : this.writePool;
+  /**
+   * Where a statement outside a transaction runs: a read on the read pool,
+   * unless it must see the primary (the call's `readPrimary`, or its
+   * request's: see CancelSignal.readPrimary); anything else on the write pool.
+   */
+  private pool(sql: string, options: QueryOptions | undefined): pg.Pool {
+    return isRead(sql) ? this.readTarget(options) : this.writePool;
+  }
+
+  private readTarget(options: QueryOptions | undefined): pg.Pool {
+    return this.replica && (options?.readPrimary || options?.signal?.readPrimary) ? this.writePool : this.readPool;
   }
 
   async init(logger: Logger): Promise<void> {
@@ -252,12 +264,13 @@ class PostgresAdapter implements Adapter {
   }
 
   /**
-   * One statement outside a transaction: a read on the read pool, anything
-   * else on the write pool, where it commits on its own (under the request's
-   * commit guard, so its deadline waits for it).
+   * One statement outside a transaction: a read on the read pool (or the
+   * write pool when it must see the primary), anything else on the write
+   * pool, where it commits on its own (under the request's commit guard, so
+   * its deadline waits for it, and its later reads see the primary).
    */
   private statement(sql: string, params: readonly unknown[], options: QueryOptions | undefined, named = true, write = false): Promise<StatementResult> {
-    if (isRead(sql)) return this.executor.query(write ? this.writePool : this.readPool, sql, params, options, named);
+    if (isRead(sql)) return this.executor.query(write ? this.writePool : this.readTarget(options), sql, params, options, named);
     return guardCommit(options?.signal, () => this.executor.query(this.writePool, sql, params, options, named));
   }
 
@@ -273,9 +286,9 @@ class PostgresAdapter implements Adapter {
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return (await this.statement(rebindQuestionMarks(sql), params, options, false)).rows;
   }
-  /** A cursor on a connection of the read pool (write pool for writing statements), held until the loop ends. */
+  /** A cursor on a connection of the read pool (write pool for writing statements and reads that must see the primary), held until the loop ends. */
   iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
-    return cursorRows(fromPool(this.pool(sql)), sql, bindAll(params), { types }, options);
+    return cursorRows(fromPool(this.pool(sql, options)), sql, bindAll(params), { types }, options);
   }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
@@ -341,7 +354,9 @@ class PostgresAdapter implements Adapter {
 /**
  * Opens the PostgreSQL backend for the models registered so far: a write pool
  * (default 3 connections) and a read pool (default 6), both opened even when
- * `readUrl` is empty. Reads outside a transaction use the read pool.
+ * `readUrl` is empty. Reads outside a transaction use the read pool, except
+ * those that must see the primary (`readPrimary` on the call or on its
+ * request's signal), which use the write pool when `readUrl` names a replica.
  *
  * @example
  * app.setDB(openPostgres({ writeUrl: process.env.DB_WRITE_URL! }, app.registry));
