@@ -91,7 +91,15 @@ export function typeCheck(files: Record<string, string>): string[] {
       skipLibCheck: true,
       noEmit: true,
     });
-    return ts.getPreEmitDiagnostics(program).map((d) => {
+    // Only the examples' own errors (checking just their files): mfx's packages are checked by their own build.
+    const diagnostics = [
+      ...program.getOptionsDiagnostics(),
+      ...names.flatMap((name) => {
+        const file = program.getSourceFile(name);
+        return file ? [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)] : [];
+      }),
+    ];
+    return diagnostics.map((d) => {
       const where = d.file && d.start !== undefined ? `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
       return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
     });
