@@ -69,7 +69,7 @@ const rows: OperatorRow[] = [
   compare('lt', '<', 'less than the value'),
   compare('lte', '<=', 'less than or equal to the value'),
   { op: 'like', arity: 'one', kinds: 'text', doc: 'matches a pattern, case-sensitive: `%` is any run of characters, `_` any one character', write: (sql, column, value) => sql.dialect.likeSensitive(sql, column, String(value)) },
-  { op: 'ilike', arity: 'one', kinds: 'text', doc: 'like `like`, ignoring case', write: (sql, column, value) => sql.dialect.likeInsensitive(sql, column, String(value)) },
+  { op: 'ilike', arity: 'one', kinds: 'text', doc: 'matches a pattern as `like` does, ignoring case', write: (sql, column, value) => sql.dialect.likeInsensitive(sql, column, String(value)) },
   literalMatch('contains', 'contains the text, ignoring case; `%`, `_` and `\\` match themselves', (s) => `%${s}%`),
   literalMatch('starts_with', 'starts with the text, ignoring case', (s) => `${s}%`),
   literalMatch('ends_with', 'ends with the text, ignoring case', (s) => `%${s}`),
