@@ -69,8 +69,9 @@ function fencedBlocks(markdown: string, info: string): { line: number; code: str
 
 /**
  * Type-checks modules (name → source) with TypeScript in a project whose
- * node_modules is the repository's, as strict as a careful user's
- * tsconfig; answers every error as `file:line: message`.
+ * node_modules is the repository's, as strict as a careful user's tsconfig
+ * (strict, noUncheckedIndexedAccess, exactOptionalPropertyTypes); answers
+ * every error in them as `file:line: message`.
  */
 export function typeCheck(files: Record<string, string>): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-docs-check-'));
@@ -84,6 +85,8 @@ export function typeCheck(files: Record<string, string>): string[] {
     }
     const program = ts.createProgram(names, {
       strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
