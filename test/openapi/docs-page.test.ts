@@ -65,6 +65,11 @@ eachBackend('the documentation page', (backend) => {
       assert.ok(raw.equals(bytes), `${name} is the installed file`);
       assert.equal(Number(checked.headers.get('content-length')), bytes.length, name);
     }
+    const head = await server.request('HEAD', '/docs/assets/swagger-ui-bundle.js');
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+    assert.equal(Number(head.headers.get('content-length')), expected[1][2].length);
+    assert.equal(head.headers.get('content-type'), 'text/javascript; charset=utf-8');
     const starter = await server.request('GET', '/docs/assets/mfx-docs.js');
     assert.equal(starter.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.match(starter.text, /SwaggerUIBundle\(/);
