@@ -15,6 +15,8 @@ import { actionsContribution } from './openapi/actions.js';
 import { OpenApiContributions } from './openapi/contributions.js';
 import { DocumentGenerator } from './openapi/generator.js';
 import { mountDocumentRoute } from './openapi/route.js';
+import { docsPageContribution, mountDocsPage } from './openapi/docs-page.js';
+import { documentTitle } from './openapi/document.js';
 import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
@@ -309,6 +311,7 @@ export class App {
       log: this.log,
       headers: (req) => identityHeaders(req, this.config.serviceName),
     });
+    let docsPage = false;
     const router = buildRouter(
       this.config,
       this.registry.all(),
@@ -340,11 +343,12 @@ export class App {
           registry: this.registry,
           config: this.config,
           hooks: (model, op) => entries.filter((e) => e.matches(model, op)),
-          contributions: [...this.openapi.all(), actionsContribution(() => this.describeSecurity())],
+          contributions: [...this.openapi.all(), docsPageContribution(() => docsPage), actionsContribution(() => this.describeSecurity())],
           routes: table,
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
+        docsPage = mountDocsPage(table, this.config, deps, this.log, documentTitle(this.config));
       },
     );
     // Built once at boot so a clash between contributions fails startup, not the first request.

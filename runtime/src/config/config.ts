@@ -23,6 +23,8 @@ export interface DocumentationConfig {
   /** `info.version` (default `1.0.0`). */
   version?: string;
   description?: string;
+  /** With `public`: also serve a documentation page at {prefix}/docs (default true); false serves the JSON document only. */
+  page?: boolean;
 }
 
 /**

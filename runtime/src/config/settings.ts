@@ -143,7 +143,7 @@ export const settings = {
   },
   docs: {
     scope: 'command',
-    doc: 'publish GET {prefix}/openapi.json without auth (--no-docs: mount no spec route)',
+    doc: 'publish GET {prefix}/openapi.json and the documentation page {prefix}/docs without auth (--no-docs: mount neither)',
     default: true,
     commands: ['serve'],
     flag: toggle('no-docs', false),
@@ -156,7 +156,7 @@ export const settings = {
     flag: toggle('production', true),
   },
   host: { scope: 'server', doc: 'listen host (default all interfaces)' },
-  documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks); unset mounts no spec route' },
+  documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks), and with public the page /docs (unless page: false); unset mounts no spec route' },
   serviceName: {
     scope: 'server',
     doc: 'adds `service` to log lines and an X-Service-Name response header',
