@@ -165,6 +165,14 @@ export const settings = {
   },
   db: { scope: 'server', doc: 'the database adapter; required before start (or app.setDB)' },
   disableAutoMigrate: { scope: 'server', doc: 'skip the migration on start', default: false },
+  strictMigrations: {
+    scope: 'server',
+    doc: 'refuse to start, changing nothing, while the database differs from the models in a way that breaks requests (a column of another type, a NOT NULL column no field writes, a NOT NULL column the model declares nullable); each difference is named with the SQL that fixes it. Other drift stays a warning. With disableAutoMigrate, missing tables and columns refuse too',
+    default: false,
+    commands: ['serve'],
+    env: env('STRICT_MIGRATIONS', 'strictMigrations', boolean),
+    flag: toggle('strict-migrations', true),
+  },
   queryTimeout: {
     scope: 'server',
     doc: 'per-request deadline inherited by every database call; 0 is unlimited',
