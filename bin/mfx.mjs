@@ -11,6 +11,7 @@ const commands = {
   serve: () => import('../runtime/src/cli/serve.ts'),
   migrate: () => import('../runtime/src/cli/migrate.ts'),
   openapi: () => import('../runtime/src/cli/openapi.ts'),
+  diff: () => import('../runtime/src/cli/diff.ts'),
 };
 
 if (!command || command === '--help' || command === '-h' || !(command in commands)) {

@@ -92,7 +92,7 @@ describe('one row drives default, environment and flag', () => {
   });
 
   it('refuses unknown flags naming the known ones, and bad values naming the flag or variable', () => {
-    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db)' });
+    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)' });
     assert.throws(() => readCommandLine('serve', ['--port', 'eighty'], {}), { message: 'mfx serve: flag --port="eighty" must be a whole number from 0 to 65535' });
     assert.throws(() => readCommandLine('serve', ['--port'], {}), { message: 'mfx serve: --port needs a value (N)' });
     assert.throws(() => readCommandLine('serve', ['--no-docs=1'], {}), { message: 'mfx serve: --no-docs takes no value' });
@@ -101,7 +101,8 @@ describe('one row drives default, environment and flag', () => {
 
   it('writes the help text from the rows: every flag and variable with its doc line', () => {
     const text = usage('serve');
-    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--no-read-primary-header\]\n/);
+    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]
+/);
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);
     assert.doesNotMatch(usage('openapi'), /environment|PORT/);
@@ -119,6 +120,6 @@ describe('the mfx commands read the table', () => {
   it('a flag the command does not read is refused in one line naming the known ones', () => {
     const run = spawnSync(process.execPath, [mfx, 'migrate', '--port', '1'], { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 1);
-    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db)\n');
+    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)\n');
   });
 });

@@ -151,7 +151,7 @@ export const sqlite: SqlDialect = {
         `ALTER TABLE ${q(table)} DROP COLUMN ${q(column.name)}`,
         `ALTER TABLE ${q(table)} RENAME COLUMN ${q(temporary)} TO ${q(column.name)}`,
       ],
-      note: 'SQLite refuses to drop a column an index uses (drop the index first; the next migration creates it again) or one that is UNIQUE or a foreign key (rebuild the table then, as https://www.sqlite.org/lang_altertable.html#otheralter shows)',
+      note: 'SQLite refuses to drop a column an index uses: drop that index first, and the next migration creates it again; a UNIQUE or foreign-key column needs the table rebuilt, as https://www.sqlite.org/lang_altertable.html#otheralter shows',
     };
   },
   async introspect(db) {
