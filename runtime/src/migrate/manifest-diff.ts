@@ -132,7 +132,7 @@ function compareTables(old: Planned, now: Planned, change: Change): void {
     } else if (!column.nullable && column.default === undefined && !column.primaryKey) {
       change(subject, `column removed from the model; it is NOT NULL without a default, so inserts fail until it is dropped by hand (or add renamed_from:${column.name} to the field that replaces it)`, true);
     } else {
-      const twin = now.table.columns.find((c) => !oldColumns.has(c.name) && c.type === column.type && !c.renamedFrom);
+      const twin = now.table.columns.find((c) => !oldColumns.has(c.name) && c.type === column.type && c.nullable === column.nullable && !c.renamedFrom);
       change(subject, `column removed from the model; it is kept with its values (the migration never drops columns)${twin ? `; if ${twin.name} is ${column.name} renamed, add renamed_from:${column.name} to its field` : ''}`);
     }
   }
@@ -177,9 +177,10 @@ function meta(model: ModelManifest): ModelMeta {
   return new ModelMeta(model, { create: never, update: never }, { ...defaultQueryLimits, ...model.options.queryLimits });
 }
 
+/** The served routes as clients call them: HEAD mirrors GET, and OPTIONS answers wherever a route is. */
 const routesOf = (model: ModelManifest) =>
   modelRoutes(meta(model))
-    .rows.filter((r) => r.served)
+    .rows.filter((r) => r.served && r.method !== 'HEAD' && r.method !== 'OPTIONS')
     .map((r) => `${r.method} ${r.pattern}`);
 
 function apiChanges(old: Manifest, now: Manifest): ManifestChange[] {
@@ -252,7 +253,7 @@ function compareFields(old: ModelManifest, now: ModelManifest, change: Change): 
   for (const field of old.fields) {
     if (after.has(field.name) || renamed.has(field.name)) continue;
     const roles = fieldRoles(field);
-    const effects = [roles.visible ? 'no longer in responses' : '', roles.writable ? 'values sent for it are dropped' : '', roles.filterable || roles.sortable ? 'filters and sorts on it are refused' : '']
+    const effects = [roles.visible ? 'no longer in responses' : '', roles.writable ? 'values sent for it are dropped' : '', roles.filterable || roles.sortable ? `${[roles.filterable ? 'filters' : '', roles.sortable ? 'sorts' : ''].filter(Boolean).join(' and ')} on it are refused` : '']
       .filter(Boolean)
       .join('; ');
     change(`${old.name}.${field.name}`, `field removed${effects ? `: ${effects}` : ''}`, effects !== '');
