@@ -110,8 +110,7 @@ describe('one row drives default, environment and flag', () => {
 
   it('writes the help text from the rows: every flag and variable with its doc line', () => {
     const text = usage('serve');
-    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]
-/);
+    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]\n/);
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);
     assert.doesNotMatch(usage('openapi'), /environment|PORT/);
