@@ -1,11 +1,11 @@
 /**
- * `mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR]`
+ * `mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict]`
  */
 import { relative } from 'node:path';
 import { build } from './index.js';
 import { formatDiagnostic } from './format.js';
 
-const USAGE = `usage: mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR]
+const USAGE = `usage: mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict]
 
   Compiles the models reachable from the entry files into DIR (default .mfx):
   manifest.json and validators.js. Prints every diagnostic as
@@ -13,18 +13,20 @@ const USAGE = `usage: mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR
 
   --project, -p   tsconfig.json supplying compiler options (default: nearest above the first entry)
   --out, -o       output directory (default .mfx)
+  --strict        warnings are errors: a misspelt directive fails the build, nothing is written
 `;
 
 interface Arguments {
   entries: string[];
   project?: string;
   out?: string;
+  strict: boolean;
   help: boolean;
 }
 
 /** Parse `build` arguments; throws a message on a usage error. */
 export function parseArguments(argv: string[]): Arguments {
-  const parsed: Arguments = { entries: [], help: false };
+  const parsed: Arguments = { entries: [], strict: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -36,6 +38,10 @@ export function parseArguments(argv: string[]): Arguments {
     if (flag === '--help' || flag === '-h') parsed.help = true;
     else if (flag === '--project' || flag === '-p') parsed.project = value();
     else if (flag === '--out' || flag === '-o') parsed.out = value();
+    else if (flag === '--strict') {
+      if (inline !== undefined) throw new Error('--strict takes no value');
+      parsed.strict = true;
+    }
     else if (flag.startsWith('-')) throw new Error(`unknown option ${flag}`);
     else parsed.entries.push(arg);
   }
@@ -65,11 +71,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const cwd = process.cwd();
-  const result = build({ entries: args.entries, project: args.project, outDir: args.out, cwd });
+  const result = build({ entries: args.entries, project: args.project, outDir: args.out, cwd, strict: args.strict });
   for (const diagnostic of result.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic, cwd)}\n`);
   if (!result.ok) {
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    process.stderr.write(`mfx build: ${errors} error${errors === 1 ? '' : 's'}, nothing written\n`);
+    process.stderr.write(`mfx build: ${errors} error${errors === 1 ? '' : 's'}${args.strict ? ' (--strict: warnings count as errors)' : ''}, nothing written\n`);
     return 1;
   }
   const count = result.manifest!.models.length;

@@ -1,6 +1,6 @@
 /**
  * The `mfx` command line: `build` is the compiler's own command; `serve`,
- * `migrate` and `openapi` come from `@mfx/runtime/cli`. Each command loads
+ * `migrate`, `openapi` and `diff` come from `@mfx/runtime/cli`. Each command loads
  * only when it runs, and TypeScript support (tsx) only when `--app` names a
  * TypeScript file: a compiled app under plain `node` never loads it.
  */
@@ -16,7 +16,7 @@ export interface RunOptions {
   loadTypeScript?: () => void | Promise<void>;
 }
 
-const BUILD_SUMMARY = 'build ENTRY.ts... [--project tsconfig.json] [--out DIR]   compile models into a manifest';
+const BUILD_SUMMARY = 'build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict]   compile models into a manifest';
 const TYPESCRIPT_FILE = /\.(ts|mts|cts|tsx)$/;
 
 /** `@mfx/compiler X` and `@mfx/runtime Y`, one per line. */

@@ -10,7 +10,7 @@ import { closeConnections, createNodeServer, OpenConnections, stopListening } fr
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
-import { type MigrationReport, migrate } from './migrate/migrate.js';
+import { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
 import { actionsContribution } from './openapi/actions.js';
 import { OpenApiContributions } from './openapi/contributions.js';
 import { DocumentGenerator } from './openapi/generator.js';
@@ -243,11 +243,18 @@ export class App {
     return this;
   }
 
-  /** Runs the migration now (start does it unless disableAutoMigrate is set). */
-  async migrate(): Promise<MigrationReport> {
+  /**
+   * Runs the migration now (start does it unless disableAutoMigrate is
+   * set); `{ dryRun: true }` only plans it, `{ strict: true }` refuses
+   * (MigrationRefused, nothing run) on drift that would break requests.
+   *
+   * @example
+   * const plan = await app.migrate({ dryRun: true }); // plan.statements, plan.findings
+   */
+  async migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
     const adapter = this.db;
     const known = new Set(adapter.models);
-    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log, this.declaredTables());
+    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log, this.declaredTables(), options);
   }
 
   /** The system tables declared so far: the app's own, then those of registered hooks (pipeline and actions). */
@@ -401,7 +408,10 @@ export class App {
     if (this.server) throw new ConfigError('the server is already started');
     const adapter = this.db;
     await adapter.init(this.log);
-    if (!this.config.disableAutoMigrate) await this.migrate();
+    const strict = { strict: true, strictBy: 'strictMigrations' };
+    if (!this.config.disableAutoMigrate) await this.migrate(this.config.strictMigrations ? strict : {});
+    // A server that does not migrate checks that the schema serves the models as it is.
+    else if (this.config.strictMigrations) await this.migrate({ ...strict, dryRun: true, requireUpToDate: true });
     const handler = this.handler();
     const server = createNodeServer(handler, { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
     this.server = server;

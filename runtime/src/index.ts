@@ -62,7 +62,9 @@ export { type ErrorCode, errorCatalogue } from './errors/catalogue.js';
 export { type Adapter, type Executor, type IterateOptions, NestedTransactionError, type Row } from './db/adapter.js';
 export { openSqlite, type SqliteOptions } from './db/sqlite.js';
 export { openPostgres, type PostgresOptions, type PostgresPoolConfig } from './db/postgres.js';
-export { type MigrationReport, migrate } from './migrate/migrate.js';
+export { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
+export { type MigrationPlan, type MigrationStep, planMigration } from './migrate/plan.js';
+export { type DriftFinding, findingText, MigrationRefused } from './migrate/findings.js';
 export type { ModelStore, Page, StoreOptions } from './store/model-store.js';
 
 // OpenAPI

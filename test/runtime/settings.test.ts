@@ -32,7 +32,7 @@ describe('the settings table', () => {
 
   it('binds exactly the variables the spec allows, each to one EnvConfig field', () => {
     const bound = settingRows.flatMap(([, s]) => (s.env ? [s.env] : []));
-    assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S']);
+    assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S', 'STRICT_MIGRATIONS']);
     assert.deepEqual(bound.map((b) => b.as).sort(), interfaceKeys('runtime/src/config/env.ts', 'EnvConfig').sort());
   });
 
@@ -53,6 +53,15 @@ describe('one row drives default, environment and flag', () => {
     assert.equal(readCommandLine('serve', [], { PORT: '9090' }).server.port, 9090);
     assert.equal(readCommandLine('serve', ['--port', '7070'], { PORT: '9090' }).server.port, 7070);
     assert.equal(readCommandLine('serve', ['--port=0'], { PORT: '9090' }).server.port, 0);
+  });
+
+  it('strictMigrations: default off, STRICT_MIGRATIONS under --strict-migrations, for serve only; migrate has its own --strict and --plan', () => {
+    assert.equal(createServer({ handleSignals: false }).config.strictMigrations, false);
+    assert.equal(readCommandLine('serve', [], { STRICT_MIGRATIONS: 'yes' }).server.strictMigrations, true);
+    assert.equal(readCommandLine('serve', ['--strict-migrations'], {}).server.strictMigrations, true);
+    assert.throws(() => readCommandLine('serve', [], { STRICT_MIGRATIONS: 'maybe' }), { message: 'mfx: environment variable STRICT_MIGRATIONS="maybe" must be true or false (also 1/0, yes/no, on/off)' });
+    assert.deepEqual(readCommandLine('migrate', ['--plan', '--strict'], { STRICT_MIGRATIONS: 'no' }).options, { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', plan: true, strict: true });
+    assert.equal(readCommandLine('migrate', [], { STRICT_MIGRATIONS: 'yes' }).options.strict, false, 'the variable is the server\'s');
   });
 
   it('the database URL: default sqlite:./mfx.db, DB_WRITE_URL under --db, for serve and migrate', () => {
@@ -92,7 +101,7 @@ describe('one row drives default, environment and flag', () => {
   });
 
   it('refuses unknown flags naming the known ones, and bad values naming the flag or variable', () => {
-    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db)' });
+    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)' });
     assert.throws(() => readCommandLine('serve', ['--port', 'eighty'], {}), { message: 'mfx serve: flag --port="eighty" must be a whole number from 0 to 65535' });
     assert.throws(() => readCommandLine('serve', ['--port'], {}), { message: 'mfx serve: --port needs a value (N)' });
     assert.throws(() => readCommandLine('serve', ['--no-docs=1'], {}), { message: 'mfx serve: --no-docs takes no value' });
@@ -101,7 +110,7 @@ describe('one row drives default, environment and flag', () => {
 
   it('writes the help text from the rows: every flag and variable with its doc line', () => {
     const text = usage('serve');
-    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--no-read-primary-header\]\n/);
+    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]\n/);
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);
     assert.doesNotMatch(usage('openapi'), /environment|PORT/);
@@ -119,6 +128,6 @@ describe('the mfx commands read the table', () => {
   it('a flag the command does not read is refused in one line naming the known ones', () => {
     const run = spawnSync(process.execPath, [mfx, 'migrate', '--port', '1'], { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 1);
-    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db)\n');
+    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)\n');
   });
 });

@@ -20,4 +20,5 @@ export const runtimeCommands: Record<Command, () => Promise<{ main: CommandMain 
   serve: () => import('./serve.js'),
   migrate: () => import('./migrate.js'),
   openapi: () => import('./openapi.js'),
+  diff: () => import('./diff.js'),
 };

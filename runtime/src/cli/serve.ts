@@ -32,10 +32,18 @@ export async function main(argv: string[]): Promise<number> {
   app.register(loadManifest(options.manifest), module.overrides);
   await module.default?.(app);
 
-  app.setDB(openDatabase(options.dbWriteUrl, app.registry, options.dbReadUrl));
+  const adapter = openDatabase(options.dbWriteUrl, app.registry, options.dbReadUrl);
+  app.setDB(adapter);
   // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
   if (options.production) app.validateProduction();
-  const { url: listening } = await app.start();
+  let listening: string;
+  try {
+    ({ url: listening } = await app.start());
+  } catch (error) {
+    // A refused start (strictMigrations, say) leaves no pool open to keep the process alive.
+    await adapter.close();
+    throw error;
+  }
   process.stdout.write(`mfx serving ${listening}\n`);
   return new Promise<number>(() => {});
 }

@@ -50,6 +50,8 @@ export interface ServerConfig {
   /** The database adapter; required before start (or use app.setDB). */
   db?: Adapter;
   disableAutoMigrate?: boolean;
+  /** Refuse to start when the schema differs from the models in a way that breaks requests (a column's type, a NOT NULL column no field writes). */
+  strictMigrations?: boolean;
   /** Per-request deadline inherited by every DB call; 0 is unlimited. */
   queryTimeout?: Duration;
   queryLimits?: Partial<QueryLimits>;

@@ -11,6 +11,7 @@ export interface EnvConfig {
   shutdownTimeoutS?: number;
   serviceName?: string;
   healthCheckDB?: boolean;
+  strictMigrations?: boolean;
 }
 
 /** The settings the environment can set, from the settings table. */
@@ -18,8 +19,8 @@ const bound = settingRows.flatMap(([key, setting]) => (setting.env ? [{ key, sco
 
 /**
  * Reads exactly the variables of the settings table (PORT, DB_WRITE_URL,
- * DB_READ_URL, QUERY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_S, SERVICE_NAME and
- * HEALTH_CHECK_DB), each optionally behind `<PREFIX>_`. Unset (or empty)
+ * DB_READ_URL, QUERY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_S, SERVICE_NAME,
+ * HEALTH_CHECK_DB and STRICT_MIGRATIONS), each optionally behind `<PREFIX>_`. Unset (or empty)
  * variables stay undefined so defaults apply; a set but unreadable one is an
  * error naming it.
  *

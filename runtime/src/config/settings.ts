@@ -11,7 +11,7 @@ import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, integer, normalisePrefix, type Reader, text } from './readers.js';
 
-export type Command = 'serve' | 'migrate' | 'openapi';
+export type Command = 'serve' | 'migrate' | 'openapi' | 'diff';
 
 /** What the mfx commands read besides the server configuration. */
 export interface CommandOptions {
@@ -21,6 +21,9 @@ export interface CommandOptions {
   app?: string;
   docs: boolean;
   production: boolean;
+  plan: boolean;
+  strict: boolean;
+  json: boolean;
 }
 
 /** Where a setting is read from the environment. */
@@ -155,6 +158,27 @@ export const settings = {
     commands: ['serve'],
     flag: toggle('production', true),
   },
+  plan: {
+    scope: 'command',
+    doc: 'print the SQL the migration would run and every drift, and change nothing',
+    default: false,
+    commands: ['migrate'],
+    flag: toggle('plan', true),
+  },
+  strict: {
+    scope: 'command',
+    doc: 'refuse, changing nothing (exit 1), while the database differs from the models in a way that breaks requests: a column of another type, a NOT NULL column no field writes, a NOT NULL column the model declares nullable; each difference is named with the SQL that fixes it. Other drift stays a warning',
+    default: false,
+    commands: ['migrate'],
+    flag: toggle('strict', true),
+  },
+  json: {
+    scope: 'command',
+    doc: 'print the changes as JSON: { breaking, changes: [{ area, breaking, subject, change }] }',
+    default: false,
+    commands: ['diff'],
+    flag: toggle('json', true),
+  },
   host: { scope: 'server', doc: 'listen host (default all interfaces)' },
   documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks), and with public the page /docs (unless page: false); unset mounts no spec route' },
   serviceName: {
@@ -165,6 +189,14 @@ export const settings = {
   },
   db: { scope: 'server', doc: 'the database adapter; required before start (or app.setDB)' },
   disableAutoMigrate: { scope: 'server', doc: 'skip the migration on start', default: false },
+  strictMigrations: {
+    scope: 'server',
+    doc: 'refuse to start, changing nothing, while the database differs from the models in a way that breaks requests (a column of another type, a NOT NULL column no field writes, a NOT NULL column the model declares nullable); each difference is named with the SQL that fixes it. Other drift stays a warning. With disableAutoMigrate, missing tables and columns refuse too',
+    default: false,
+    commands: ['serve'],
+    env: env('STRICT_MIGRATIONS', 'strictMigrations', boolean),
+    flag: toggle('strict-migrations', true),
+  },
   queryTimeout: {
     scope: 'server',
     doc: 'per-request deadline inherited by every database call; 0 is unlimited',

@@ -107,6 +107,8 @@ export interface ColumnInfo {
   /** Declared type, lower-cased (`text`, `integer`, `double precision`, ...). */
   type: string;
   nullable: boolean;
+  /** The column has a DEFAULT clause: an insert that leaves it out does not fail on it. */
+  hasDefault: boolean;
 }
 
 export interface Adapter extends Executor {

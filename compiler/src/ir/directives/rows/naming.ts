@@ -36,6 +36,31 @@ export const namingRows: readonly DirectiveRow[] = [
     },
   },
   {
+    name: 'renamed_from',
+    summary:
+      "the column's previous name: where a table still has column OLD and not this field's column, the migration renames OLD instead of adding an empty column (both databases; the history entries of a versioned model move to the field's name too). Type changes are never made by the migration; remove the directive once every database is migrated",
+    field: {
+      parse: (use) => text(use, 'OLD'),
+      apply: (old: string, { field }) => void (field.renamedFrom = old),
+      check(old: string, { model, field }, report) {
+        if (old === field.column) {
+          report(`'renamed_from:${old}' names the field's own column`, `Name the column ${field.name} had before, or remove the directive once every database is migrated`);
+          return;
+        }
+        const holder = model.ir.fields.find((f) => f !== field && (f.column === old || (f.encrypted?.unique && `${f.column}_hmac` === old)));
+        if (holder) {
+          report(
+            `'renamed_from:${old}' names the column of ${holder.base ? `the base column ${holder.name}` : `${model.ir.name}.${holder.name}`}`,
+            'A column can be renamed only once no field uses it; name the column this field had before',
+          );
+          return;
+        }
+        const twin = model.ir.fields.find((f) => f !== field && f.renamedFrom === old);
+        if (twin) report(`'renamed_from:${old}' is also on ${model.ir.name}.${twin.name}`, 'One old column becomes one new column; keep the directive on one of the fields');
+      },
+    },
+  },
+  {
     name: 'abstract',
     summary: 'the interface is a base for other models, not a model itself',
     docs: {
