@@ -37,8 +37,15 @@ export const namingRows: readonly DirectiveRow[] = [
   },
   {
     name: 'renamed_from',
-    summary:
-      "the column's previous name: where a table still has column OLD and not this field's column, the migration renames OLD instead of adding an empty column (both databases; the history entries of a versioned model move to the field's name too). Type changes are never made by the migration; remove the directive once every database is migrated",
+    summary: "the column's previous name: the migration renames column OLD instead of adding an empty column",
+    docs: {
+      syntax: ['renamed_from:OLD'],
+      text: "Where a table still has column OLD and not this field's column, the migration renames OLD (both databases; indexes, foreign keys and full-text tables follow, and the history entries of a versioned model move to the field's new name). Where both columns exist the migration warns and changes nothing. Type changes are never made by the migration. Remove the directive once every database is migrated.",
+      example: `export interface Customer extends Model {
+  /** @mfx renamed_from:fullName */
+  displayName: string;
+}`,
+    },
     field: {
       parse: (use) => text(use, 'OLD'),
       apply: (old: string, { field }) => void (field.renamedFrom = old),
