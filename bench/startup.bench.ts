@@ -19,6 +19,8 @@ const GOAL_MB = 70;
 interface Sample {
   /** From spawn to the first 200 on /live, in ms. */
   ms: number;
+  /** CPU time (user + system) the process used until then, in ms: less sensitive than the wall clock to a busy machine. */
+  cpuMs: number;
   /** Resident set size right after that answer, in MB. */
   rssMb: number;
 }
@@ -28,6 +30,13 @@ function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
+}
+
+/** User + system CPU time of a process so far, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
@@ -55,12 +64,23 @@ async function startOnce(args: string[]): Promise<Sample> {
     if (live.status !== 200) throw new Error(`/live answered ${live.status}`);
     await live.arrayBuffer();
     // The server itself (taskset execs node in place, so the pid is node's).
-    return { ms, rssMb: rssMb(child.pid!) };
+    return { ms, cpuMs: cpuMs(child.pid!), rssMb: rssMb(child.pid!) };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   }
+}
+
+/** Median wall time of `node -e ''`, the floor of any start on this machine at this moment. */
+function baseline(): number {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '']);
+    times.push(performance.now() - t0);
+  }
+  return median(times);
 }
 
 function median(values: number[]): number {
@@ -78,11 +98,14 @@ async function measure(label: string, args: (db: string) => string[]): Promise<v
     const samples: Sample[] = [];
     for (let i = 0; i < RUNS; i++) samples.push(await startOnce(args(db)));
     const times = samples.map((s) => s.ms);
+    const cpu = samples.map((s) => s.cpuMs);
     const rss = samples.map((s) => s.rssMb);
+    console.log(label);
     console.log(
-      `${label.padEnd(44)} first 200 on /live: median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}; ` +
-        `creating the tables: ${first.ms.toFixed(0)} ms)   RSS: median ${median(rss).toFixed(1)} MB (max ${Math.max(...rss).toFixed(1)})`,
+      `  first 200 on /live: median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}; ` +
+        `the first start, creating the tables: ${first.ms.toFixed(0)} ms); CPU time until then: median ${median(cpu).toFixed(0)} ms`,
     );
+    console.log(`  RSS then: median ${median(rss).toFixed(1)} MB (max ${Math.max(...rss).toFixed(1)})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -93,6 +116,7 @@ export async function main(): Promise<void> {
   if (built.status !== 0) throw new Error('tsc -b failed');
   const manifest = await fixtureManifestDir('blog');
   console.log(`mfx serve of the blog manifest on a SQLite file, ${RUNS} fresh processes each (goals: ${GOAL_MS} ms, ${GOAL_MB} MB)`);
+  console.log(`(for scale: an empty node process takes ${baseline().toFixed(0)} ms here now)`);
   await measure('compiled (node compiler/dist/bin.js)', (db) => [join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifest, '--db', db, '--port', '0']);
   await measure('from the sources through tsx (bin/mfx.mjs)', (db) => [join(root, 'bin/mfx.mjs'), 'serve', '--manifest', manifest, '--db', db, '--port', '0']);
 }
