@@ -2,15 +2,15 @@ import { createServer } from '../app.js';
 import { openDatabase } from '../db/open.js';
 import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
-import { readCommandLine, usage } from './args.js';
+import { commandLine } from './args.js';
+import { endOnClosedPipe } from './process.js';
 
 /** `mfx migrate [--manifest DIR] [--db URL]`: migrate, then print what changed and every drift warning. */
 export async function main(argv: string[]): Promise<number> {
-  const { options, help } = readCommandLine('migrate', argv);
-  if (help) {
-    process.stdout.write(usage('migrate'));
-    return 0;
-  }
+  endOnClosedPipe();
+  const line = commandLine('migrate', argv);
+  if (typeof line === 'number') return line;
+  const { options } = line;
   const app = createServer({ logger: silentLogger, handleSignals: false });
   const loaded = loadManifest(options.manifest);
   app.register(loaded);

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { prettyDestination } from './pretty.js';
 
 /** The logging surface mfx uses; pino loggers satisfy it as they are. */
 export interface Logger {
@@ -8,18 +9,35 @@ export interface Logger {
   error(fields: object, message?: string): void;
 }
 
+export interface LogOptions {
+  /** The quietest lines written (default `info`); `silent` writes none. */
+  level?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** `json` (default): one JSON object a line; `pretty`: one readable line (see log/pretty.ts). */
+  format?: 'json' | 'pretty';
+  /** Called once when stdout's reader has gone (EPIPE); the lines after it are dropped. */
+  onClosed?: () => void;
+}
+
 /**
- * One JSON object a line on stdout, with the service name when one is set.
- * Lines are buffered and written asynchronously (a synchronous write per
- * request line costs more than the request itself), at the latest every
- * 250 ms; `flush()` and process exit write what is left.
+ * One JSON object a line on stdout (or a readable line with `format:
+ * 'pretty'`), with the service name when one is set. Lines are buffered and
+ * written asynchronously (a synchronous write per request line costs more
+ * than the request itself), at the latest every 250 ms; `flush()` and
+ * process exit write what is left.
+ *
+ * @example
+ * const logger = defaultLogger(undefined, { level: 'warn', format: 'pretty' });
  */
-export function defaultLogger(serviceName?: string): Logger & { flush(): void } {
+export function defaultLogger(serviceName?: string, options: LogOptions = {}): Logger & { flush(): void } {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  // pino drops the lines after an EPIPE itself; this only tells the caller.
+  const onClosed = options.onClosed;
+  if (onClosed) destination.on('error', (error: NodeJS.ErrnoException) => error.code === 'EPIPE' && onClosed());
   // A quiet server still shows its lines within a quarter second.
   setInterval(() => destination.flush(), 250).unref();
   process.once('exit', () => destination.flushSync());
-  const logger = pino({ base: serviceName ? { service: serviceName } : {} }, destination);
+  const settings = { base: serviceName ? { service: serviceName } : {}, level: options.level ?? 'info' };
+  const logger = options.format === 'pretty' ? pino(settings, prettyDestination(destination)) : pino(settings, destination);
   return Object.assign(logger, { flush: () => destination.flushSync() });
 }
 
