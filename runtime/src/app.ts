@@ -8,7 +8,7 @@ import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } 
 import { drained, type Inflight } from './http/inflight.js';
 import { closeConnections, createNodeServer, OpenConnections, stopListening } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
-import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
+import { defaultLogger, type Logger, settleLogger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
 import { type MigrationReport, migrate } from './migrate/migrate.js';
 import { actionsContribution } from './openapi/actions.js';
@@ -509,7 +509,7 @@ export class App {
     }
     await this.adapter?.close();
     this.log.info({}, 'stopped');
-    flushLogger(this.config.logger ?? this.log);
+    await settleLogger(this.config.logger ?? this.log);
   }
 
   /** True once no app has a request in flight; false when the shutdown budget passed first. */

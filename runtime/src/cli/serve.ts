@@ -34,15 +34,23 @@ export async function main(argv: string[]): Promise<number> {
   const { server, options } = line;
 
   let app: App | null = null;
-  // A reader of the output that went away (`mfx serve | head -1`) stops the server as SIGTERM would, quietly.
+  let startup: Promise<unknown> | null = null;
+  // A reader of the output that went away (`mfx serve | head -1`) stops the server as SIGTERM would, quietly
+  // (once it has started: a start cut short would leave its migration half way).
   let ending = false;
   const endQuietly = () => {
     if (ending) return;
     ending = true;
-    void (app?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
+    void Promise.resolve(startup)
+      .catch(() => {})
+      .then(() => app?.stop())
+      .finally(() => process.exit(0));
   };
-  endOnClosedPipe(endQuietly);
   const logger = defaultLogger(undefined, { level: options.logLevel, format: options.logFormat, onClosed: endQuietly });
+  endOnClosedPipe(() => {
+    logger.outputClosed();
+    endQuietly();
+  });
   const config: ServerConfig = {
     ...server,
     logger,
@@ -66,7 +74,8 @@ export async function main(argv: string[]): Promise<number> {
   const first = loadManifest(options.manifest);
   const started = await assemble(first, (registry) => openDatabase(options.dbWriteUrl, registry, options.dbReadUrl));
   app = started;
-  const { url: listening } = await started.start();
+  startup = started.start();
+  const { url: listening } = (await startup) as { url: string };
   const database = [shownDatabaseUrl(options.dbWriteUrl), ...(options.dbReadUrl ? [`reads ${shownDatabaseUrl(options.dbReadUrl)}`] : [])].join(', ');
   process.stdout.write(`mfx serving ${listening} (database ${database})\n`);
   if (options.watch) {
