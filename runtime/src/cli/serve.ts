@@ -29,6 +29,9 @@ export interface AppModule {
  * manifest on the same port (see reload.ts).
  */
 export async function main(argv: string[]): Promise<number> {
+  // Until the server starts, a reader that went away (`mfx serve --help | head -1`) just ends the command.
+  let onClosedPipe: () => void = () => process.exit(0);
+  endOnClosedPipe(() => onClosedPipe());
   const line = commandLine('serve', argv);
   if (typeof line === 'number') return line;
   const { server, options } = line;
@@ -47,10 +50,10 @@ export async function main(argv: string[]): Promise<number> {
       .finally(() => process.exit(0));
   };
   const logger = defaultLogger(undefined, { level: options.logLevel, format: options.logFormat, onClosed: endQuietly });
-  endOnClosedPipe(() => {
+  onClosedPipe = () => {
     logger.outputClosed();
     endQuietly();
-  });
+  };
   const config: ServerConfig = {
     ...server,
     logger,
