@@ -93,20 +93,20 @@ export function startMfx(args: readonly string[], options: RunOptions = {}): Run
     throw new Error(`mfx ${args[0]} exited (${code}) before the line the test waits for:\n${output}`);
   });
   ended.catch(() => {});
+  // A line already written wins over the exit (a test may look after stopping the command).
+  const first = <T>(match: (line: string) => boolean, as: (line: string) => T): Promise<T> => {
+    const seen = lines.seen.find(match);
+    return seen !== undefined ? Promise.resolve(as(seen)) : Promise.race([lines.next(match).then(as), ended]);
+  };
+  const fieldsMatch = (fields: Record<string, unknown>) => (line: string) => {
+    const record = parseJson(line);
+    return record !== undefined && Object.entries(fields).every(([key, value]) => JSON.stringify(record[key]) === JSON.stringify(value));
+  };
   return {
     child,
     lines,
-    line: (match) => Promise.race([lines.next((line) => match.test(line)), ended]),
-    logLine: (fields) =>
-      Promise.race([
-        lines
-          .next((line) => {
-            const record = parseJson(line);
-            return record !== undefined && Object.entries(fields).every(([key, value]) => JSON.stringify(record[key]) === JSON.stringify(value));
-          })
-          .then((line) => parseJson(line)!),
-        ended,
-      ]),
+    line: (match) => first((line) => match.test(line), (line) => line),
+    logLine: (fields) => first(fieldsMatch(fields), (line) => parseJson(line)!),
     exited,
     output: () => output,
     stop(signal = 'SIGTERM') {
