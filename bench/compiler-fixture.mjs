@@ -150,6 +150,8 @@ export function generateFixture(dir, { count = 200, files = 10 } = {}) {
           skipLibCheck: true,
           noEmit: true,
           types: ['node'],
+          // @mfx/runtime from its sources, as everything in this repository runs (scripts/sources.mjs).
+          customConditions: ['mfx-source'],
         },
         include: ['models/**/*.ts'],
       },

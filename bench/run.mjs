@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Runs benchmark suites: `npm run bench` (all) or `npm run bench -- runtime query`.
 // Each suite measures mfx beside a hand-written baseline doing the same work and prints the ratio.
-import { register } from 'tsx/esm/api';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { useSources } from '../scripts/sources.mjs';
 
-register();
+useSources();
 // Keep the load generator off the server's CPU (see bench/lib/process.ts).
 if (process.env.BENCH_NO_PIN !== '1' && existsSync('/usr/bin/taskset')) {
   spawnSync('/usr/bin/taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });

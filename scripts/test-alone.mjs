@@ -8,6 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { SOURCE_FLAGS } from './sources.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const reporter = join(root, 'scripts/test-names-reporter.mjs');
@@ -23,7 +24,7 @@ const roots = process.argv.slice(2);
 const files = (roots.length ? roots : ['test']).flatMap((r) => collect(join(root, r), []));
 
 // One full run lists the tests; a name that occurs on both backends is one run (the pattern selects both).
-const listing = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, ...files], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+const listing = spawnSync(process.execPath, [...SOURCE_FLAGS, '--test', `--test-reporter=${reporter}`, ...files], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
 const runs = new Map();
 for (const line of listing.stdout.split('\n').filter(Boolean)) {
   const { file, name, skipped } = JSON.parse(line);
@@ -36,7 +37,7 @@ const failures = [];
 const queue = [...runs.values()];
 async function worker() {
   for (let job = queue.shift(); job; job = queue.shift()) {
-    const args = ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-name-pattern=${pattern(job.name)}`, job.file];
+    const args = [...SOURCE_FLAGS, '--test', '--test-reporter=spec', `--test-name-pattern=${pattern(job.name)}`, job.file];
     const { code, output } = await new Promise((resolve) => {
       const child = spawn(process.execPath, args, { cwd: root });
       let output = '';

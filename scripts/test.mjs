@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with node:test through tsx.
+// Runs every test/**/*.test.ts with node:test through tsx, from the
+// TypeScript sources (`--conditions=mfx-source`: see scripts/sources.mjs).
 // `npm test -- test/compiler` narrows to the files under the given paths.
+// Tests of the built packages live under test/packaging/: when the run
+// includes one, the packages are built first (`tsc -b`, incremental), once,
+// before the files run in parallel.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { SOURCE_FLAGS } from './sources.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -27,10 +32,14 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+if (files.some((file) => file.startsWith(join('test', 'packaging')))) {
+  const built = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...flags, ...files],
+  [...SOURCE_FLAGS, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...flags, ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

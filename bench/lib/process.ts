@@ -12,7 +12,7 @@ export interface Child {
 }
 
 /**
- * Spawns `node --import tsx <args>`; resolves once its output matches `ready`
+ * Spawns `node --conditions=mfx-source --import tsx <args>` (from the sources: scripts/sources.mjs); resolves once its output matches `ready`
  * (the first group is the base URL). Output goes to a file, as it would to a
  * log shipper: a pipe drained by this process (which runs the load generator)
  * would back up and bill the server for it.
@@ -25,7 +25,7 @@ export async function startChild(args: string[], ready: RegExp, env: Record<stri
   const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >= 2 && process.env.BENCH_NO_PIN !== '1';
   const command = pinned ? '/usr/bin/taskset' : process.execPath;
   const prefix = pinned ? ['-c', '0', process.execPath] : [];
-  const child = spawn(command, [...prefix, '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, [...prefix, '--conditions=mfx-source', '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));

@@ -1,12 +1,12 @@
 /**
- * `mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--watch]`
+ * `mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict] [--watch]`
  */
 import { relative, resolve } from 'node:path';
 import { endOnClosedPipe, untilSignal, watchFiles } from '@mfx/runtime/cli';
 import { build, type BuildResult } from './index.js';
 import { formatDiagnostic } from './format.js';
 
-const USAGE = `usage: mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--watch]
+const USAGE = `usage: mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict] [--watch]
 
   Compiles the models reachable from the entry files into DIR (default .mfx):
   manifest.json and validators.js. Prints every diagnostic as
@@ -14,6 +14,7 @@ const USAGE = `usage: mfx build ENTRY.ts... [--project tsconfig.json] [--out DIR
 
   --project, -p   tsconfig.json supplying compiler options (default: nearest above the first entry)
   --out, -o       output directory (default .mfx)
+  --strict        warnings are errors: a misspelt directive fails the build, nothing is written
   --watch, -w     build again whenever a file the models come from (or the tsconfig.json) changes,
                   printing each build's diagnostics and result; Ctrl-C (or SIGTERM) stops, exit 0
 `;
@@ -22,13 +23,14 @@ interface Arguments {
   entries: string[];
   project?: string;
   out?: string;
+  strict: boolean;
   watch: boolean;
   help: boolean;
 }
 
 /** Parse `build` arguments; throws a message on a usage error. */
 export function parseArguments(argv: string[]): Arguments {
-  const parsed: Arguments = { entries: [], watch: false, help: false };
+  const parsed: Arguments = { entries: [], strict: false, watch: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -40,7 +42,10 @@ export function parseArguments(argv: string[]): Arguments {
     if (flag === '--help' || flag === '-h') parsed.help = true;
     else if (flag === '--project' || flag === '-p') parsed.project = value();
     else if (flag === '--out' || flag === '-o') parsed.out = value();
-    else if (flag === '--watch' || flag === '-w') {
+    else if (flag === '--strict') {
+      if (inline !== undefined) throw new Error('--strict takes no value');
+      parsed.strict = true;
+    } else if (flag === '--watch' || flag === '-w') {
       if (inline !== undefined) throw new Error('--watch takes no value');
       parsed.watch = true;
     }
@@ -79,11 +84,11 @@ export async function main(argv: string[]): Promise<number> {
 
 /** One build: its diagnostics on stderr, its result on stdout. */
 function buildOnce(args: Arguments, cwd: string): BuildResult {
-  const result = build({ entries: args.entries, project: args.project, outDir: args.out, cwd });
+  const result = build({ entries: args.entries, project: args.project, outDir: args.out, cwd, strict: args.strict });
   for (const diagnostic of result.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic, cwd)}\n`);
   if (!result.ok) {
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    process.stderr.write(`mfx build: ${errors} error${errors === 1 ? '' : 's'}, nothing written\n`);
+    process.stderr.write(`mfx build: ${errors} error${errors === 1 ? '' : 's'}${args.strict ? ' (--strict: warnings count as errors)' : ''}, nothing written\n`);
     return result;
   }
   const count = result.manifest!.models.length;

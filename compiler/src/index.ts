@@ -30,6 +30,8 @@ export interface BuildOptions {
   write?: boolean;
   /** Compiler options to use instead of a tsconfig (the tsc plugin passes its program's). */
   compilerOptions?: ts.CompilerOptions;
+  /** Warnings are errors: a misspelt directive (or any other warning) fails the build and nothing is written (`mfx build --strict`). */
+  strict?: boolean;
   /** Module format of validators.js: `cjs` (default, what @mfx/runtime's loadManifest evaluates) or `esm`. */
   validatorsModule?: ValidatorsModule;
 }
@@ -71,7 +73,8 @@ export function build(options: BuildOptions): BuildResult {
   const analysis = analyze({ entries, tsconfig, compilerOptions: options.compilerOptions }, bag);
   const models = analysis ? buildModels(analysis.models, analysis.nonModels, bag) : [];
   const inputs = analysis?.inputs ?? [...entries, ...(tsconfig ? [tsconfig] : [])];
-  const result: BuildResult = { diagnostics: bag.sorted(), ok: !bag.hasErrors(), outDir, models, inputs };
+  const diagnostics = options.strict ? bag.sorted().map((d): Diagnostic => (d.severity === 'warning' ? { ...d, severity: 'error' } : d)) : bag.sorted();
+  const result: BuildResult = { diagnostics, ok: !diagnostics.some((d) => d.severity === 'error'), outDir, models, inputs };
   if (!result.ok) return result;
 
   const emitted = emit(models, outDir, compilerInfo(), options.validatorsModule);

@@ -10,11 +10,13 @@ import { closeConnections, createNodeServer, OpenConnections, stopListening } fr
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, type Logger, settleLogger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
-import { type MigrationReport, migrate } from './migrate/migrate.js';
+import { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
 import { actionsContribution } from './openapi/actions.js';
 import { OpenApiContributions } from './openapi/contributions.js';
 import { DocumentGenerator } from './openapi/generator.js';
 import { mountDocumentRoute } from './openapi/route.js';
+import { docsPageContribution, mountDocsPage } from './openapi/docs-page.js';
+import { documentTitle } from './openapi/document.js';
 import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
@@ -247,11 +249,18 @@ export class App {
     return this;
   }
 
-  /** Runs the migration now (start does it unless disableAutoMigrate is set). */
-  async migrate(): Promise<MigrationReport> {
+  /**
+   * Runs the migration now (start does it unless disableAutoMigrate is
+   * set); `{ dryRun: true }` only plans it, `{ strict: true }` refuses
+   * (MigrationRefused, nothing run) on drift that would break requests.
+   *
+   * @example
+   * const plan = await app.migrate({ dryRun: true }); // plan.statements, plan.findings
+   */
+  async migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
     const adapter = this.db;
     const known = new Set(adapter.models);
-    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log, this.declaredTables());
+    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log, this.declaredTables(), options);
   }
 
   /** The system tables declared so far: the app's own, then those of registered hooks (pipeline and actions). */
@@ -301,6 +310,7 @@ export class App {
       panicLog: this.panicLog,
       queryTimeoutMs: this.config.queryTimeoutMs,
       trustProxyHeaders: this.config.trustProxyHeaders ?? false,
+      readPrimaryHeader: this.config.readPrimaryHeader ?? true,
       serviceName: this.config.serviceName,
       inflight: this.inflight,
     };
@@ -314,6 +324,7 @@ export class App {
       log: this.log,
       headers: (req) => identityHeaders(req, this.config.serviceName),
     });
+    let docsPage = false;
     const router = buildRouter(
       this.config,
       this.registry.all(),
@@ -345,11 +356,12 @@ export class App {
           registry: this.registry,
           config: this.config,
           hooks: (model, op) => entries.filter((e) => e.matches(model, op)),
-          contributions: [...this.openapi.all(), actionsContribution(() => this.describeSecurity())],
+          contributions: [...this.openapi.all(), docsPageContribution(() => docsPage), actionsContribution(() => this.describeSecurity())],
           routes: table,
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
+        docsPage = mountDocsPage(table, this.config, deps, this.log, documentTitle(this.config));
       },
     );
     // Built once at boot so a clash between contributions fails startup, not the first request.
@@ -402,7 +414,10 @@ export class App {
     if (this.server) throw new ConfigError('the server is already started');
     const adapter = this.db;
     await adapter.init(this.log);
-    if (!this.config.disableAutoMigrate) await this.migrate();
+    const strict = { strict: true, strictBy: 'strictMigrations' };
+    if (!this.config.disableAutoMigrate) await this.migrate(this.config.strictMigrations ? strict : {});
+    // A server that does not migrate checks that the schema serves the models as it is.
+    else if (this.config.strictMigrations) await this.migrate({ ...strict, dryRun: true, requireUpToDate: true });
     this.serving = this.handler();
     const server = createNodeServer((req, res) => this.serving!(req, res), { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
     this.server = server;

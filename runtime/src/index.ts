@@ -30,7 +30,7 @@ export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView
 export type { TraceConfig } from './pipeline/pipeline.js';
 export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
 export { transaction } from './hooks/transaction.js';
-export { type BearerOptions, bearer } from './hooks/bearer.js';
+export { type BearerOptions, bearer, type JwtAlgorithm } from './hooks/bearer.js';
 export { type ApiKeyOptions, apiKey } from './hooks/api-key.js';
 export { type AuthenticatorSpec, authenticator, identity } from './hooks/authenticator.js';
 export { block, requireAnyScope, requireRole, requireScopes } from './hooks/gates.js';
@@ -38,7 +38,7 @@ export { allowAnonymous, publicRead } from './hooks/anonymous.js';
 export { forceFilter, type TenancyOptions, tenancy } from './hooks/tenancy.js';
 export { type HashPasswordOptions, hashPassword, hashPasswordValue, verifyPassword } from './hooks/hash-password.js';
 export { type CorsOptions, cors } from './hooks/cors.js';
-export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit, redisStore, type RedisStoreOptions } from './hooks/rate-limit.js';
+export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit } from './hooks/rate-limit.js';
 export { type AuditRecord, type AuditOptions, audit } from './hooks/audit.js';
 export { type HookMeta, type SecurityScheme, describeHook, hookMeta } from './pipeline/hook-meta.js';
 
@@ -61,8 +61,10 @@ export { type ErrorCode, errorCatalogue } from './errors/catalogue.js';
 // Database
 export { type Adapter, type Executor, type IterateOptions, NestedTransactionError, type Row } from './db/adapter.js';
 export { openSqlite, type SqliteOptions } from './db/sqlite.js';
-export { openPostgres, type PostgresOptions } from './db/postgres.js';
-export { type MigrationReport, migrate } from './migrate/migrate.js';
+export { openPostgres, type PostgresOptions, type PostgresPoolConfig } from './db/postgres.js';
+export { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
+export { type MigrationPlan, type MigrationStep, planMigration } from './migrate/plan.js';
+export { type DriftFinding, findingText, MigrationRefused } from './migrate/findings.js';
 export type { ModelStore, Page, StoreOptions } from './store/model-store.js';
 
 // OpenAPI

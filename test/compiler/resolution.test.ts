@@ -7,7 +7,7 @@ import { ModelFinder } from '../../compiler/src/analyze/models.js';
 import { openProject, type ResolutionScope } from '../../compiler/src/analyze/project.js';
 import { RuntimeTypes } from '../../compiler/src/analyze/runtime.js';
 import { DiagnosticBag } from '../../compiler/src/ir/diagnostics.js';
-import { compile, fixture, locate, seen, tempProject } from './support.js';
+import { compile, fixture, locate, seen, sourceOptions, tempProject } from './support.js';
 
 /** Run only the given pass and say whether it met an unresolved type, and which files it read. */
 function pass(entry: string, scope: ResolutionScope) {
@@ -20,7 +20,7 @@ function pass(entry: string, scope: ResolutionScope) {
 }
 
 const tsconfig = JSON.stringify({
-  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'] },
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'], ...sourceOptions },
 });
 
 const project = tempProject({

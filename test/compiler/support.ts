@@ -47,13 +47,26 @@ export function seen(diagnostics: Diagnostic[], file?: string): Seen[] {
 }
 
 /**
+ * What a throwaway project's tsconfig adds so that `@mfx/runtime` resolves to
+ * its TypeScript sources (the `mfx-source` export condition), as the tests
+ * run them: no build needed.
+ */
+export const sourceOptions = { customConditions: ['mfx-source'] };
+
+/** The tsconfig.json of a throwaway project that brings none: the compiler's defaults, from the sources. */
+const defaultTsconfig = JSON.stringify({
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, ...sourceOptions },
+});
+
+/**
  * A throwaway project directory with `node_modules` linked to the
- * repository's, so `@mfx/runtime` and the compiler resolve.
+ * repository's, so `@mfx/runtime` and the compiler resolve (to their
+ * sources: a tsconfig.json with `sourceOptions` is written unless `files` has one).
  */
 export function tempProject(files: Record<string, string>): { dir: string; path: (name: string) => string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-compiler-test-'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  for (const [name, content] of Object.entries(files)) {
+  for (const [name, content] of Object.entries({ 'tsconfig.json': defaultTsconfig, ...files })) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), content);
   }

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fixture, locate, root, tempProject } from './support.js';
+import { fixture, locate, root, sourceOptions, tempProject } from './support.js';
 
 const tsconfig = (files: string[]) =>
   JSON.stringify({
@@ -16,6 +16,7 @@ const tsconfig = (files: string[]) =>
       strict: true,
       skipLibCheck: true,
       noEmit: true,
+      ...sourceOptions,
       plugins: [{ transform: '@mfx/compiler/transform', transformProgram: true, outDir: '.mfx' }],
     },
     files,
@@ -50,7 +51,8 @@ const project = tempProject({
 after(() => project.remove());
 
 function run(command: string, args: string[], cwd = project.dir) {
-  const result = spawnSync(process.execPath, [command, ...args], { cwd, encoding: 'utf8' });
+  // The plugin (and through it the compiler) runs from the sources too.
+  const result = spawnSync(process.execPath, ['--conditions=mfx-source', command, ...args], { cwd, encoding: 'utf8' });
   return { code: result.status, output: result.stdout + result.stderr };
 }
 

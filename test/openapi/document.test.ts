@@ -68,7 +68,7 @@ eachBackend('OpenAPI document', (backend) => {
     const expected = [
       ...tables.flatMap((t) => ['GET', 'HEAD', 'POST', 'OPTIONS'].map((m) => `${m} /${t}`)),
       ...tables.flatMap((t) => ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => `${m} /${t}/{id}`)),
-      ...['live', 'ready', 'health', 'openapi.json', 'users/{id}/history'].flatMap((p) => [`GET /${p}`, `HEAD /${p}`]),
+      ...['live', 'ready', 'health', 'openapi.json', 'docs', 'docs/assets/{file}', 'users/{id}/history'].flatMap((p) => [`GET /${p}`, `HEAD /${p}`]),
     ];
     assert.deepEqual(documented.sort(), expected.sort());
     assert.equal(doc.paths['/nowhere'], undefined);

@@ -38,6 +38,13 @@ eachBackend('cors', (backend) => {
     assert.equal(authRuns, runs);
   });
 
+  it('lets a browser send X-Read-Primary (reads after its own write) by default', async () => {
+    const res = await preflight(APP, 'GET', 'authorization, x-read-primary');
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get('access-control-allow-origin'), APP);
+    assert.match(res.headers.get('access-control-allow-headers')!, /X-Read-Primary/);
+  });
+
   it('adds CORS headers to actual requests from an allowed origin, 401s included', async () => {
     const res = await server.request('GET', '/tags', { headers: { origin: APP } });
     assert.equal(res.status, 401);

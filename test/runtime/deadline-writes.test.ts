@@ -19,7 +19,9 @@ eachBackend('deadlines and writes', (backend) => {
 
   const server = useServer(backend, {
     fixture: 'lifecycle',
-    config: { queryTimeout: 100 },
+    // Long enough that a loaded machine still reaches the held point before the deadline,
+    // so each test times out where it means to (inside the transaction, after the commit).
+    config: { queryTimeout: 2_000 },
     setup(app) {
       // Holds a Note write inside its transaction, after its history row, until the test lets it go.
       app.observeWrites(

@@ -95,6 +95,10 @@ eachBackend('backend parity', (backend) => {
     assert.equal(patched.body.data.origin, null);
     assert.equal((await server.request('GET', '/order')).body.meta.total, 1);
     const report = await server.app.migrate();
-    assert.deepEqual(report, { createdTables: [], addedColumns: [], warnings: [] }, 'a second migration finds nothing to do');
+    assert.deepEqual(
+      report,
+      { createdTables: [], addedColumns: [], renamedColumns: [], statements: [], warnings: [], findings: [], applied: true },
+      'a second migration finds nothing to do',
+    );
   });
 });

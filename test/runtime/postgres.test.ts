@@ -95,6 +95,34 @@ describe('PostgreSQL pools', { skip: postgres.skip }, () => {
     }
   });
 
+  it('sends reads that must see the primary to the write pool when reads have a replica, and only then', async () => {
+    const registry = await blogRegistry();
+    const primary = await freshSchema();
+    const replica = await freshSchema();
+    const routed = openPostgres({ writeUrl: primary.url, readUrl: replica.url }, registry);
+    const alone = openPostgres({ writeUrl: primary.url, poolConfig: { application_name: 'alone' } }, registry);
+    // A request's signal, as RequestCancel carries it once the request must read the primary.
+    const pinned = { aborted: false, reason: undefined, readPrimary: true, addEventListener() {}, removeEventListener() {} };
+    try {
+      const schema = `SELECT current_schema() AS schema`;
+      assert.equal((await routed.get(schema))?.schema, replica.schema);
+      assert.equal((await routed.get(schema, [], { readPrimary: true }))?.schema, primary.schema);
+      assert.equal((await routed.raw(schema, [], { readPrimary: true }))[0]?.schema, primary.schema);
+      assert.equal((await routed.all(schema, [], { signal: pinned }))[0]?.schema, primary.schema);
+      assert.equal((await routed.get(schema, [], { signal: { ...pinned, readPrimary: false } }))?.schema, replica.schema);
+      const iterated: unknown[] = [];
+      for await (const row of routed.iterate(schema, [], { signal: pinned })) iterated.push(row.schema);
+      assert.deepEqual(iterated, [primary.schema]);
+      // Without a read URL the read pool is on the primary already: reads stay on it, the write pool stays for writes.
+      const appName = `SELECT current_setting('application_name') AS name`;
+      assert.equal((await alone.get(appName, [], { readPrimary: true }))?.name, 'alone:read');
+    } finally {
+      await Promise.all([routed.close(), alone.close()]);
+      await primary.drop();
+      await replica.drop();
+    }
+  });
+
   it("warns when the pools claim more than half of the server's max_connections", async () => {
     const registry = await blogRegistry();
     const [{ max_connections }] = await admin<{ max_connections: string }>('SHOW max_connections');

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { type App, memoryStore, rateLimit, redisStore } from '@mfx/runtime';
+import { type App, memoryStore, rateLimit } from '@mfx/runtime';
+import { redisStore } from '@mfx/redis';
 import { startServer } from '../support/server.js';
 import { eachBackend, sqlite, useServer } from '../support/suite.js';
 

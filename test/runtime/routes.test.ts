@@ -132,7 +132,7 @@ eachBackend('the route table drives every consumer', (backend) => {
         .filter((key) => key !== 'parameters')
         .map((method) => `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
     );
-    const probes = ['live', 'ready', 'health', 'openapi.json'].flatMap((p) => [`GET /${p}`, `HEAD /${p}`]);
+    const probes = ['live', 'ready', 'health', 'openapi.json', 'docs', 'docs/assets/:file'].flatMap((p) => [`GET /${p}`, `HEAD /${p}`]);
     const served = servedRows(server.app).map(({ row }) => `${row.method} ${row.pattern}`);
     assert.deepEqual(documented.sort(), [...served, ...probes].sort());
   });

@@ -30,9 +30,9 @@ describe('the settings table', () => {
     assert.deepEqual([...command].sort(), interfaceKeys('runtime/src/config/settings.ts', 'CommandOptions').sort());
   });
 
-  it('loadEnv binds exactly the variables the spec allows, each to one EnvConfig field; the others only the commands read', () => {
+  it('loadEnv binds exactly the variables the spec allows (and STRICT_MIGRATIONS), each to one EnvConfig field; the others only the commands read', () => {
     const bound = settingRows.flatMap(([, s]) => (s.env?.as ? [s.env] : []));
-    assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S']);
+    assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S', 'STRICT_MIGRATIONS']);
     assert.deepEqual(bound.map((b) => b.as).sort(), interfaceKeys('runtime/src/config/env.ts', 'EnvConfig').sort());
     const commandOnly = settingRows.flatMap(([, s]) => (s.env && !s.env.as ? [s.env.name] : []));
     assert.deepEqual(commandOnly.sort(), ['CURSOR_SECRET', 'HOST', 'LOG_FORMAT', 'LOG_LEVEL']);
@@ -60,6 +60,15 @@ describe('one row drives default, environment and flag', () => {
     assert.equal(readCommandLine('serve', ['--port=0'], { PORT: '9090' }).server.port, 0);
   });
 
+  it('strictMigrations: default off, STRICT_MIGRATIONS under --strict-migrations, for serve only; migrate has its own --strict and --plan', () => {
+    assert.equal(createServer({ handleSignals: false }).config.strictMigrations, false);
+    assert.equal(readCommandLine('serve', [], { STRICT_MIGRATIONS: 'yes' }).server.strictMigrations, true);
+    assert.equal(readCommandLine('serve', ['--strict-migrations'], {}).server.strictMigrations, true);
+    assert.throws(() => readCommandLine('serve', [], { STRICT_MIGRATIONS: 'maybe' }), { message: 'mfx: environment variable STRICT_MIGRATIONS="maybe" must be true or false (also 1/0, yes/no, on/off)' });
+    assert.deepEqual(readCommandLine('migrate', ['--plan', '--strict'], { STRICT_MIGRATIONS: 'no' }).options, { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', plan: true, strict: true });
+    assert.equal(readCommandLine('migrate', [], { STRICT_MIGRATIONS: 'yes' }).options.strict, false, 'the variable is the server\'s');
+  });
+
   it('the database URL: default sqlite:./mfx.db, DB_WRITE_URL under --db, for serve and migrate', () => {
     for (const command of ['serve', 'migrate'] as const) {
       assert.equal(readCommandLine(command, [], {}).options.dbWriteUrl, 'sqlite:./mfx.db');
@@ -85,13 +94,20 @@ describe('one row drives default, environment and flag', () => {
     assert.deepEqual(flagged.server, { pathPrefix: '/v1' });
   });
 
+  it('X-Read-Primary is honoured by default; --no-read-primary-header turns it off', () => {
+    assert.equal(createServer({ handleSignals: false }).config.readPrimaryHeader, true);
+    const { server } = readCommandLine('serve', ['--no-read-primary-header'], {});
+    assert.deepEqual(server, { readPrimaryHeader: false });
+    assert.equal(createServer({ ...server, handleSignals: false }).config.readPrimaryHeader, false);
+  });
+
   it('reads only the settings of the command: openapi ignores the environment, migrate takes no --port', () => {
     assert.deepEqual(readCommandLine('openapi', ['--prefix', '/v2'], { PORT: 'eighty', SERVICE_NAME: 'x' }).server, { pathPrefix: '/v2' });
     assert.deepEqual(readCommandLine('migrate', [], { PORT: '9090' }).server, {});
   });
 
   it('refuses unknown flags naming the known ones, and bad values naming the flag or variable', () => {
-    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db)' });
+    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)' });
     assert.throws(() => readCommandLine('serve', ['--port', 'eighty'], {}), { message: 'mfx serve: flag --port="eighty" must be a whole number from 0 to 65535' });
     assert.throws(() => readCommandLine('serve', ['--port'], {}), { message: 'mfx serve: --port needs a value (N)' });
     assert.throws(() => readCommandLine('serve', ['--no-docs=1'], {}), { message: 'mfx serve: --no-docs takes no value' });
@@ -139,7 +155,7 @@ describe('one row drives default, environment and flag', () => {
     const text = usage('serve');
     assert.match(
       text,
-      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\]\n/,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]\n/,
     );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);

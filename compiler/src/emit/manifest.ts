@@ -42,6 +42,7 @@ function fieldManifest(field: FieldIR, outDir: string): FieldManifest {
   return defined<FieldManifest>({
     name: field.name,
     column: field.column,
+    renamedFrom: field.renamedFrom,
     type: field.type,
     items: field.items,
     nullable: field.nullable,

@@ -8,14 +8,15 @@ import type { ModelFacts } from './facts.js';
 import type { ModelIR } from './model.js';
 import { applyIndexLimits } from './index-limits.js';
 import { resolveRelations } from './relations.js';
+import { checkTables } from './tables.js';
 
 export type { Diagnostic, Severity, Span } from './diagnostics.js';
 export { DiagnosticBag, diagnosticText } from './diagnostics.js';
 export type { FieldIR, ModelIR, RelationIR, RelationPropertyIR } from './model.js';
 
 /**
- * Build and check every model, then resolve relations across them and
- * bound the text that indexes hold.
+ * Build and check every model, check that no two share a table, then
+ * resolve relations across them and bound the text that indexes hold.
  * Abstract models are dropped; the result is sorted by name.
  *
  * @example
@@ -30,6 +31,7 @@ export function buildModels(facts: ModelFacts[], nonModels: ReadonlyMap<string, 
     else models.push(buildModel(fact, bag));
   }
   models.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  checkTables(models, bag);
   resolveRelations(models, reasons, bag);
   applyIndexLimits(models, bag);
   return models;

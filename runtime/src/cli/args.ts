@@ -14,7 +14,11 @@ export const commands: Record<Command, string> = {
   serve: 'load the manifest, open the database, migrate and serve',
   migrate: 'migrate and print what changed',
   openapi: 'print the OpenAPI 3.1 document that serve publishes',
+  diff: 'report schema and API changes between two manifests; exit 1 when one breaks clients',
 };
+
+/** What a command takes besides flags, as usage writes it. */
+const operands: Partial<Record<Command, string>> = { diff: 'OLD_MANIFEST NEW_MANIFEST' };
 
 export interface CommandLine {
   /** Server settings from flags and the environment; unset ones take resolveConfig's defaults. */
@@ -134,9 +138,8 @@ export function commandLine(command: Command, argv: readonly string[], env: Node
  * synopsis('migrate'); // '[--manifest DIR] [--db URL]'
  */
 export function synopsis(command: Command): string {
-  return flagsOf(command)
-    .map(({ flag }) => `[--${flag.name}${flag.placeholder ? ` ${flag.placeholder}` : ''}]`)
-    .join(' ');
+  const flags = flagsOf(command).map(({ flag }) => `[--${flag.name}${flag.placeholder ? ` ${flag.placeholder}` : ''}]`);
+  return [...(operands[command] ? [operands[command]] : []), ...flags].join(' ');
 }
 
 const table = (lines: [string, string][]) => {

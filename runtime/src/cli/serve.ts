@@ -78,7 +78,14 @@ export async function main(argv: string[]): Promise<number> {
   const started = await assemble(first, (registry) => openDatabase(options.dbWriteUrl, registry, options.dbReadUrl));
   app = started;
   startup = started.start();
-  const { url: listening } = (await startup) as { url: string };
+  let listening: string;
+  try {
+    ({ url: listening } = (await startup) as { url: string });
+  } catch (error) {
+    // A refused start (strictMigrations, say) leaves no pool open to keep the process alive.
+    await started.db.close();
+    throw error;
+  }
   const database = [shownDatabaseUrl(options.dbWriteUrl), ...(options.dbReadUrl ? [`reads ${shownDatabaseUrl(options.dbReadUrl)}`] : [])].join(', ');
   process.stdout.write(`mfx serving ${listening} (database ${database})\n`);
   if (options.watch) {

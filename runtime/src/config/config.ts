@@ -23,6 +23,8 @@ export interface DocumentationConfig {
   /** `info.version` (default `1.0.0`). */
   version?: string;
   description?: string;
+  /** With `public`: also serve a documentation page at {prefix}/docs (default true); false serves the JSON document only. */
+  page?: boolean;
 }
 
 /**
@@ -48,6 +50,8 @@ export interface ServerConfig {
   /** The database adapter; required before start (or use app.setDB). */
   db?: Adapter;
   disableAutoMigrate?: boolean;
+  /** Refuse to start when the schema differs from the models in a way that breaks requests (a column's type, a NOT NULL column no field writes). */
+  strictMigrations?: boolean;
   /** Per-request deadline inherited by every DB call; 0 is unlimited. */
   queryTimeout?: Duration;
   queryLimits?: Partial<QueryLimits>;
@@ -69,6 +73,12 @@ export interface ServerConfig {
   probes?: ProbesConfig;
   /** Take the client address from X-Forwarded-For. */
   trustProxyHeaders?: boolean;
+  /**
+   * Honour `X-Read-Primary: 1`: a read request carrying it reads the primary
+   * instead of the replica of `DB_READ_URL` (default true; see
+   * docs/deployment.md, "Read-your-writes").
+   */
+  readPrimaryHeader?: boolean;
   /** Static files served outside the path prefix. */
   staticDir?: string;
   /** JSON body limit in bytes (default 4 MB). */

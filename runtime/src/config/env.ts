@@ -12,6 +12,7 @@ export interface EnvConfig {
   shutdownTimeoutS?: number;
   serviceName?: string;
   healthCheckDB?: boolean;
+  strictMigrations?: boolean;
 }
 
 /** The settings `loadEnv` reads: the spec's variables, those bound to an EnvConfig field. */
@@ -37,9 +38,10 @@ export function readVariable(binding: EnvBinding, env: NodeJS.ProcessEnv, prefix
 }
 
 /**
- * Reads exactly the variables the spec lists (PORT, DB_WRITE_URL,
- * DB_READ_URL, QUERY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_S, SERVICE_NAME and
- * HEALTH_CHECK_DB), each optionally behind `<PREFIX>_`. Unset (or empty)
+ * Reads exactly the variables bound to an EnvConfig field (the spec's PORT,
+ * DB_WRITE_URL, DB_READ_URL, QUERY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_S,
+ * SERVICE_NAME and HEALTH_CHECK_DB, and STRICT_MIGRATIONS), each optionally
+ * behind `<PREFIX>_`. Unset (or empty)
  * variables stay undefined so defaults apply; a set but unreadable one is an
  * error naming it. The variables only the mfx commands read (HOST,
  * LOG_LEVEL, ...) are not among them.

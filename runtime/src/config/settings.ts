@@ -11,7 +11,7 @@ import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
 
-export type Command = 'serve' | 'migrate' | 'openapi';
+export type Command = 'serve' | 'migrate' | 'openapi' | 'diff';
 
 /** What the mfx commands read besides the server configuration. */
 export interface CommandOptions {
@@ -21,6 +21,9 @@ export interface CommandOptions {
   app?: string;
   docs: boolean;
   production: boolean;
+  plan: boolean;
+  strict: boolean;
+  json: boolean;
   logLevel: LogLevel;
   logFormat: LogFormat;
   watch: boolean;
@@ -200,7 +203,7 @@ export const settings = {
   },
   docs: {
     scope: 'command',
-    doc: 'publish GET {prefix}/openapi.json without auth (--no-docs: mount no spec route)',
+    doc: 'publish GET {prefix}/openapi.json and the documentation page {prefix}/docs without auth (--no-docs: mount neither)',
     default: true,
     commands: ['serve'],
     flag: toggle('no-docs', false),
@@ -212,7 +215,28 @@ export const settings = {
     commands: ['serve'],
     flag: toggle('production', true),
   },
-  documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks); unset mounts no spec route' },
+  plan: {
+    scope: 'command',
+    doc: 'print the SQL the migration would run and every drift, and change nothing',
+    default: false,
+    commands: ['migrate'],
+    flag: toggle('plan', true),
+  },
+  strict: {
+    scope: 'command',
+    doc: 'refuse, changing nothing (exit 1), while the database differs from the models in a way that breaks requests: a column of another type, a NOT NULL column no field writes, a NOT NULL column the model declares nullable; each difference is named with the SQL that fixes it. Other drift stays a warning',
+    default: false,
+    commands: ['migrate'],
+    flag: toggle('strict', true),
+  },
+  json: {
+    scope: 'command',
+    doc: 'print the changes as JSON: { breaking, changes: [{ area, breaking, subject, change }] }',
+    default: false,
+    commands: ['diff'],
+    flag: toggle('json', true),
+  },
+  documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks), and with public the page /docs (unless page: false); unset mounts no spec route' },
   serviceName: {
     scope: 'server',
     doc: 'adds `service` to log lines and an X-Service-Name response header',
@@ -221,6 +245,14 @@ export const settings = {
   },
   db: { scope: 'server', doc: 'the database adapter; required before start (or app.setDB)' },
   disableAutoMigrate: { scope: 'server', doc: 'skip the migration on start', default: false },
+  strictMigrations: {
+    scope: 'server',
+    doc: 'refuse to start, changing nothing, while the database differs from the models in a way that breaks requests (a column of another type, a NOT NULL column no field writes, a NOT NULL column the model declares nullable); each difference is named with the SQL that fixes it. Other drift stays a warning. With disableAutoMigrate, missing tables and columns refuse too',
+    default: false,
+    commands: ['serve'],
+    env: env('STRICT_MIGRATIONS', 'strictMigrations', boolean),
+    flag: toggle('strict-migrations', true),
+  },
   queryTimeout: {
     scope: 'server',
     doc: 'per-request deadline inherited by every database call; 0 is unlimited',
@@ -254,6 +286,13 @@ export const settings = {
   healthTimeout: { scope: 'server', doc: 'shared budget for dependency checks', default: 3_000, millis: 'healthTimeoutMs' },
   probes: { scope: 'server', doc: 'probe middleware, per-probe middleware and disabling, publishReadinessChecks', default: {} },
   trustProxyHeaders: { scope: 'server', doc: 'take the client address from X-Forwarded-For', default: false },
+  readPrimaryHeader: {
+    scope: 'server',
+    doc: 'honour X-Read-Primary: 1, which sends a request\'s reads to the primary instead of the read replica (--no-read-primary-header ignores it)',
+    default: true,
+    commands: ['serve'],
+    flag: toggle('no-read-primary-header', false),
+  },
   staticDir: { scope: 'server', doc: 'static files served outside the path prefix' },
   bodyLimit: { scope: 'server', doc: 'JSON body limit in bytes', default: 4 * 1024 * 1024 },
   handleSignals: { scope: 'server', doc: 'stop gracefully on SIGTERM and SIGINT', default: true },

@@ -20,6 +20,13 @@ export interface CancelSignal {
    * commits. Optional: AbortSignal has none.
    */
   commitGuard?(): (committed: boolean) => void;
+  /**
+   * True while the reads of the work this signal belongs to must see the
+   * primary (a request that writes, one that asked with `X-Read-Primary: 1`,
+   * or one whose write committed): an adapter with a read replica sends them
+   * to the primary instead. Optional: AbortSignal has none.
+   */
+  readonly readPrimary?: boolean;
 }
 
 /**
@@ -44,8 +51,14 @@ export async function guardCommit<T>(signal: CancelSignal | undefined, work: () 
 
 
 export interface QueryOptions {
-  /** Aborts the statement (or refuses to start it) when the request's deadline passes or the client leaves. */
+  /** Aborts the statement (or refuses to start it) when the request's deadline passes or the client leaves; a request's reads also follow its `readPrimary`. */
   signal?: CancelSignal;
+  /**
+   * Runs a read on the primary even when reads go to a replica (`DB_READ_URL`):
+   * for a read that must see a write just made, such as a store reading back
+   * the row it inserted. No effect without a replica, or on SQLite.
+   */
+  readPrimary?: boolean;
 }
 
 /**
@@ -94,6 +107,8 @@ export interface ColumnInfo {
   /** Declared type, lower-cased (`text`, `integer`, `double precision`, ...). */
   type: string;
   nullable: boolean;
+  /** The column has a DEFAULT clause: an insert that leaves it out does not fail on it. */
+  hasDefault: boolean;
 }
 
 export interface Adapter extends Executor {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import Cursor from 'pg-cursor';
+import type Cursor from 'pg-cursor';
 import { AbortedError, type Row, throwIfAborted } from './adapter.js';
+import { loadDriver } from './drivers.js';
 import { type IterateOptions, batchSizeOf } from './iterate.js';
 import { cancelBackend, releaseErrorOf } from './pg-cancel.js';
 
@@ -48,7 +49,8 @@ export async function* cursorRows(
     if (fetching) cancelBackend(client);
   };
   signal?.addEventListener('abort', onAbort);
-  const cursor = client.query(new Cursor<Row>(sql, values, config as Cursor.CursorQueryConfig));
+  const PgCursor = loadDriver('pg-cursor');
+  const cursor = client.query(new PgCursor<Row>(sql, values, config as Cursor.CursorQueryConfig));
   try {
     for (;;) {
       throwIfAborted(signal);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import pgUtils from 'pg/lib/utils.js';
 import type { Row } from './adapter.js';
+import { loadDriver } from './drivers.js';
 
 /** Turns one column's text value into its JavaScript value. */
 export type ValueParser = (text: string) => unknown;
@@ -31,7 +31,8 @@ interface FieldMessage {
 }
 
 /** pg's own JavaScript → parameter conversion (Dates, Buffers, arrays), as pg.Query uses it. */
-const valueMapper = pgUtils.prepareValue;
+const valueMapper = (value: unknown): unknown => (prepareValue ??= loadDriver('pg/lib/utils.js').prepareValue)(value);
+let prepareValue: ((value: unknown) => unknown) | undefined;
 
 /**
  * One SQL text mfx built from the registry, prepared under a fixed name on

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type { ConnectionOptions } from 'node:tls';
+import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { Registry } from '../registry/registry.js';
 import { postgres } from '../sql/dialects/postgres.js';
@@ -17,6 +18,7 @@ import {
   guardCommit,
   throwIfAborted,
 } from './adapter.js';
+import { loadDriver } from './drivers.js';
 import { type IterateOptions, TransactionIterations } from './iterate.js';
 import { cancelBackend, releaseErrorOf } from './pg-cancel.js';
 import { cursorRows, fromPool } from './pg-cursor.js';
@@ -41,7 +43,37 @@ export interface PostgresOptions {
    */
   preparedStatements?: boolean;
   /** Passed to every pg pool as is (ssl, statement_timeout, ...); overrides the defaults below. */
-  poolConfig?: pg.PoolConfig;
+  poolConfig?: PostgresPoolConfig;
+}
+
+/**
+ * Options of pg's pools (`pg.PoolConfig`), passed as they are. The common
+ * ones are named here; any other pg option is accepted too. Declared by mfx
+ * so that an app needs no `@types/pg`.
+ */
+export interface PostgresPoolConfig {
+  /** TLS to the server: true, or Node's TLS options (ca, cert, key, rejectUnauthorized, ...). */
+  ssl?: boolean | ConnectionOptions;
+  /** Server-side limit per statement, in ms. */
+  statement_timeout?: number;
+  /** Client-side limit per query, in ms. */
+  query_timeout?: number;
+  /** Server-side limit on a transaction left idle, in ms. */
+  idle_in_transaction_session_timeout?: number;
+  /** Server-side limit on waiting for a lock, in ms. */
+  lock_timeout?: number;
+  /** How long to wait for a connection, in ms (default 5 000). */
+  connectionTimeoutMillis?: number;
+  /** How long an idle connection stays open, in ms (default 30 000). */
+  idleTimeoutMillis?: number;
+  /** TCP keep-alive on the connections (default true). */
+  keepAlive?: boolean;
+  /** Names the pools in pg_stat_activity, with `:write` / `:read` appended (default `mfx`). */
+  application_name?: string;
+  /** pg's pipeline mode. */
+  pipeline?: boolean;
+  /** Any other option of pg's Pool. */
+  [option: string]: unknown;
 }
 
 /** Bounded waits, so nothing hangs when the database is unreachable. */
@@ -72,16 +104,16 @@ export function pgConnectionOptions(url: string): { url: string; binaryParameter
 const OID = { int8: 20, numeric: 1700, timestamp: 1114, timestamptz: 1184, date: 1082 } as const;
 
 // Values come back in the shapes SQLite gives: numbers as numbers, timestamps as ISO strings.
-const parseTimestamp = pg.types.getTypeParser(OID.timestamptz);
+let parseTimestamp: ((value: string) => unknown) | undefined;
 const toNumber = (value: string) => Number(value);
 const toIsoString = (value: string) => {
-  const parsed = parseTimestamp(value) as Date | number;
+  const parsed = (parseTimestamp ??= loadDriver('pg').types.getTypeParser(OID.timestamptz))(value) as Date | number;
   return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
 };
 function parserFor(oid: number, format?: 'text' | 'binary'): ValueParser {
   if (oid === OID.int8 || oid === OID.numeric) return toNumber;
   if (oid === OID.timestamptz || oid === OID.timestamp) return toIsoString;
-  return pg.types.getTypeParser(oid, format);
+  return loadDriver('pg').types.getTypeParser(oid, format);
 }
 const types = { getTypeParser: parserFor };
 
@@ -157,7 +189,7 @@ class PostgresExecutor {
         if (statement && this.describeOnce) client.query(new StatementExecution(statement, values, done));
         else client.query<Row>({ name: statement?.name, text: sql, values }, (error, result) => done(error, result && { rows: result.rows, rowCount: result.rowCount }));
       };
-      if (target instanceof pg.Pool) target.connect((error, client, release) => (error ? reject(error) : run(client!, release)));
+      if (target instanceof loadDriver('pg').Pool) target.connect((error, client, release) => (error ? reject(error) : run(client!, release)));
       else run(target, null);
     });
   }
@@ -208,6 +240,8 @@ class PostgresAdapter implements Adapter {
   private readonly writePool: pg.Pool;
   private readonly readPool: pg.Pool;
   private readonly executor: PostgresExecutor;
+  /** Whether reads have a target of their own (a replica): only then can a read miss a write just committed. */
+  private readonly replica: boolean;
   private logger: Logger | null = null;
 
   constructor(
@@ -217,12 +251,13 @@ class PostgresAdapter implements Adapter {
     const write = pgConnectionOptions(options.writeUrl);
     const read = pgConnectionOptions(options.readUrl || options.writeUrl);
     const prepared = (options.preparedStatements ?? true) && !write.binaryParameters && !read.binaryParameters;
-    const writeConfig: pg.PoolConfig = { ...poolDefaults, ...options.poolConfig, connectionString: write.url, types };
-    const readConfig: pg.PoolConfig = { ...poolDefaults, ...options.poolConfig, connectionString: read.url, types };
+    const writeConfig: pg.PoolConfig = { ...poolDefaults, ...(options.poolConfig as pg.PoolConfig | undefined), connectionString: write.url, types };
+    const readConfig: pg.PoolConfig = { ...poolDefaults, ...(options.poolConfig as pg.PoolConfig | undefined), connectionString: read.url, types };
     // Each pool names itself in pg_stat_activity: `<application_name>:write` / `:read`.
     const name = writeConfig.application_name ?? 'mfx';
-    this.writePool = new pg.Pool({ ...writeConfig, application_name: `${name}:write`, max: options.writePool ?? 3 });
-    this.readPool = new pg.Pool({ ...readConfig, application_name: `${name}:read`, max: options.readPool ?? 6 });
+    const { Pool } = loadDriver('pg');
+    this.writePool = new Pool({ ...writeConfig, application_name: `${name}:write`, max: options.writePool ?? 3 });
+    this.readPool = new Pool({ ...readConfig, application_name: `${name}:read`, max: options.readPool ?? 6 });
     // A connection that dies (server restart, pg_terminate_backend) must not crash the process,
     // whether it was idle in the pool or held by a request between two statements: the statement
     // in flight fails on its own, and the pool drops the dead connection when it is released.
@@ -232,10 +267,20 @@ class PostgresAdapter implements Adapter {
       pool.on('connect', (client) => client.on('error', onConnectionLost));
     }
     this.executor = new PostgresExecutor(prepared, !options.poolConfig?.pipeline);
+    this.replica = Boolean(options.readUrl) && options.readUrl !== options.writeUrl;
   }
 
-  private pool(sql: string): pg.Pool {
-    return isRead(sql) ? this.readPool : this.writePool;
+  /**
+   * Where a statement outside a transaction runs: a read on the read pool,
+   * unless it must see the primary (the call's `readPrimary`, or its
+   * request's: see CancelSignal.readPrimary); anything else on the write pool.
+   */
+  private pool(sql: string, options: QueryOptions | undefined): pg.Pool {
+    return isRead(sql) ? this.readTarget(options) : this.writePool;
+  }
+
+  private readTarget(options: QueryOptions | undefined): pg.Pool {
+    return this.replica && (options?.readPrimary || options?.signal?.readPrimary) ? this.writePool : this.readPool;
   }
 
   async init(logger: Logger): Promise<void> {
@@ -252,12 +297,13 @@ class PostgresAdapter implements Adapter {
   }
 
   /**
-   * One statement outside a transaction: a read on the read pool, anything
-   * else on the write pool, where it commits on its own (under the request's
-   * commit guard, so its deadline waits for it).
+   * One statement outside a transaction: a read on the read pool (or the
+   * write pool when it must see the primary), anything else on the write
+   * pool, where it commits on its own (under the request's commit guard, so
+   * its deadline waits for it, and its later reads see the primary).
    */
   private statement(sql: string, params: readonly unknown[], options: QueryOptions | undefined, named = true, write = false): Promise<StatementResult> {
-    if (isRead(sql)) return this.executor.query(write ? this.writePool : this.readPool, sql, params, options, named);
+    if (isRead(sql)) return this.executor.query(write ? this.writePool : this.readTarget(options), sql, params, options, named);
     return guardCommit(options?.signal, () => this.executor.query(this.writePool, sql, params, options, named));
   }
 
@@ -273,9 +319,9 @@ class PostgresAdapter implements Adapter {
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return (await this.statement(rebindQuestionMarks(sql), params, options, false)).rows;
   }
-  /** A cursor on a connection of the read pool (write pool for writing statements), held until the loop ends. */
+  /** A cursor on a connection of the read pool (write pool for writing statements and reads that must see the primary), held until the loop ends. */
   iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
-    return cursorRows(fromPool(this.pool(sql)), sql, bindAll(params), { types }, options);
+    return cursorRows(fromPool(this.pool(sql, options)), sql, bindAll(params), { types }, options);
   }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
@@ -341,11 +387,16 @@ class PostgresAdapter implements Adapter {
 /**
  * Opens the PostgreSQL backend for the models registered so far: a write pool
  * (default 3 connections) and a read pool (default 6), both opened even when
- * `readUrl` is empty. Reads outside a transaction use the read pool.
+ * `readUrl` is empty. Reads outside a transaction use the read pool, except
+ * those that must see the primary (`readPrimary` on the call or on its
+ * request's signal), which use the write pool when `readUrl` names a replica.
  *
  * @example
  * app.setDB(openPostgres({ writeUrl: process.env.DB_WRITE_URL! }, app.registry));
  */
 export function openPostgres(options: PostgresOptions, registry: Registry): Adapter {
+  // Both drivers load now, so a missing one is a startup error, not a failing request.
+  loadDriver('pg');
+  loadDriver('pg-cursor');
   return new PostgresAdapter(options, registry.modelNames());
 }

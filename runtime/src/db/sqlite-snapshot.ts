@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { type Row, throwIfAborted } from './adapter.js';
+import { loadDriver } from './drivers.js';
 import { batchSizeOf, type IterateOptions } from './iterate.js';
 
 /** Idle snapshot connections kept for the next iteration. */
@@ -23,7 +24,8 @@ export class SnapshotReaders {
   constructor(private readonly path: string) {}
 
   private connect(): Database.Database {
-    const db = new Database(this.path, { readonly: true });
+    const Sqlite = loadDriver('better-sqlite3');
+    const db = new Sqlite(this.path, { readonly: true });
     db.pragma('busy_timeout = 5000');
     return db;
   }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Registry } from '../registry/registry.js';
 import { sqlite } from '../sql/dialects/sqlite.js';
 import {
@@ -13,6 +13,7 @@ import {
   TxCommitError,
   throwIfAborted,
 } from './adapter.js';
+import { loadDriver } from './drivers.js';
 import { type IterateOptions, rowsOf, TransactionIterations } from './iterate.js';
 import { WriteLock } from './lock.js';
 import { SnapshotReaders } from './sqlite-snapshot.js';
@@ -147,7 +148,8 @@ class SqliteAdapter implements Adapter {
   ) {
     const cacheSize = options.statementCacheSize ?? 1000;
     const memory = path === ':memory:' || path === '';
-    const writer = new Database(memory ? ':memory:' : path);
+    const Sqlite = loadDriver('better-sqlite3');
+    const writer = new Sqlite(memory ? ':memory:' : path);
     // busy_timeout first: switching a file to WAL waits for other connections opening it.
     writer.pragma('busy_timeout = 5000');
     if (!memory) writer.pragma('journal_mode = WAL');
@@ -158,7 +160,7 @@ class SqliteAdapter implements Adapter {
     if (memory) {
       this.reader = null;
     } else {
-      const reader = new Database(path, { readonly: true });
+      const reader = new Sqlite(path, { readonly: true });
       reader.pragma('busy_timeout = 5000');
       this.reader = new Connection(reader, cacheSize);
     }

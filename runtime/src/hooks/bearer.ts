@@ -4,7 +4,9 @@ import { ApiError, ConfigError } from '../errors/api-error.js';
 import type { Hook } from '../pipeline/types.js';
 import { authenticator, identity } from './authenticator.js';
 
-type Algorithm = jwt.Algorithm;
+/** The JWT signature algorithms bearer() verifies (never `none`). */
+export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512';
+type Algorithm = JwtAlgorithm;
 
 export interface BearerOptions {
   /** Shared secret for HS256/384/512 (at least 32 bytes in production). */

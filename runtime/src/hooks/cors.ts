@@ -39,7 +39,7 @@ export function cors(options: CorsOptions): HttpMiddleware {
   }
   const allowed = new Set(origins.map((o) => o.toLowerCase()));
   const methods = (options.methods ?? ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']).map((m) => m.toUpperCase());
-  const headers = options.headers ?? ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'traceparent'];
+  const headers = options.headers ?? ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'X-Read-Primary', 'traceparent'];
   const allowedHeaders = new Set(headers.map((h) => h.toLowerCase()));
   const expose = (options.exposeHeaders ?? ['X-Request-Id', 'Retry-After', 'ETag', 'Idempotent-Replayed']).join(', ');
   const maxAge = String(options.maxAgeSeconds ?? 600);

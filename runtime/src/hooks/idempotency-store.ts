@@ -131,7 +131,8 @@ export function idempotencyTable(name = 'mfx_idempotency'): TableSpec {
  * A store in an SQL table (`mfx_idempotency`, created by the migration:
  * the idempotency hook declares it), shared by every replica on the same
  * database. A claim is an INSERT that only one replica wins; the others poll
- * until the winner completes or releases. `database` may be a function, for
+ * until the winner completes or releases. Every statement runs on the
+ * primary, also with reads routed to a replica (`DB_READ_URL`). `database` may be a function, for
  * a store built before the database is opened.
  *
  * @example
@@ -166,7 +167,10 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       [key, fingerprint, now + ttlMs],
     );
     if (inserted.length > 0) return { kind: 'claimed' };
-    const [row] = await this.adapter.raw(`SELECT ${this.q('fingerprint')} AS fingerprint, ${this.q('response')} AS response FROM ${t} WHERE ${this.q('key')} = ?`, [key]);
+    // On the primary: a replica may not have the row yet (or its response), and would make a replay wait or fail.
+    const [row] = await this.adapter.raw(`SELECT ${this.q('fingerprint')} AS fingerprint, ${this.q('response')} AS response FROM ${t} WHERE ${this.q('key')} = ?`, [key], {
+      readPrimary: true,
+    });
     if (!row) return { kind: 'pending' }; // released between our insert and read: try again
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (row.response === null || row.response === undefined) return { kind: 'pending' };

@@ -1,4 +1,3 @@
-import { Redis, type RedisOptions } from 'ioredis';
 import { ApiError, ConfigError } from '../errors/api-error.js';
 import type { Context } from '../pipeline/context.js';
 import { describeHook } from '../pipeline/hook-meta.js';
@@ -35,51 +34,6 @@ export function memoryStore(): RateLimitStore {
       }
       window.count++;
       return { count: window.count, resetMs: window.endsAt - now };
-    },
-  };
-}
-
-export interface RedisStoreOptions {
-  /** An ioredis client you own (you close it); or */
-  client?: Redis;
-  /** a Redis URL, for a client the store opens and closes with the server. */
-  url?: string;
-  /** Key prefix (default `mfx:rl:`). */
-  prefix?: string;
-  /** Extra ioredis options for a client opened from `url`. */
-  redisOptions?: RedisOptions;
-}
-
-// INCR and set the expiry on the first hit in one round trip, atomically, so replicas share one count.
-const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {count, ttl}`;
-
-/**
- * A shared Redis store: every replica pointing at the same Redis shares one
- * count per key.
- *
- * @example
- * rateLimit({ requestsPerMinute: 120, store: redisStore({ url: 'redis://127.0.0.1:6379' }) })
- */
-export function redisStore(options: RedisStoreOptions): RateLimitStore {
-  if (!options?.client && !options?.url) throw new ConfigError('redisStore() needs { client } or { url }');
-  const owned = !options.client;
-  const client =
-    options.client ?? new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions });
-  // ioredis reports connection errors as events; without a listener Node treats them as crashes.
-  if (owned) client.on('error', () => {});
-  const prefix = options.prefix ?? 'mfx:rl:';
-  return {
-    async hit(key, windowMs) {
-      const [count, ttl] = (await client.eval(HIT_SCRIPT, 1, prefix + key, String(windowMs))) as [number, number];
-      return { count: Number(count), resetMs: Number(ttl) };
-    },
-    async close() {
-      if (owned) await client.quit().catch(() => client.disconnect());
     },
   };
 }

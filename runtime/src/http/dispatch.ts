@@ -9,6 +9,7 @@ import type { Chain } from '../pipeline/pipeline.js';
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { type Inflight, requestEnded } from './inflight.js';
+import { readsPrimaryFromStart } from './read-primary.js';
 import { releaseSource } from './stream.js';
 import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from './respond.js';
 
@@ -18,6 +19,8 @@ export interface DispatchDeps {
   panicLog: Logger;
   queryTimeoutMs: number;
   trustProxyHeaders: boolean;
+  /** Honour `X-Read-Primary: 1` (the readPrimaryHeader setting). */
+  readPrimaryHeader: boolean;
   serviceName?: string;
   /** Requests being served, for graceful shutdown. */
   inflight: Inflight;
@@ -76,6 +79,7 @@ export async function dispatch(
     searchOf(req.url),
   );
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
+  if (readsPrimaryFromStart(req, deps.readPrimaryHeader)) ctx.cancel.pinPrimary();
   const defaults = { serviceName: deps.serviceName };
 
   let status = 0;

@@ -59,6 +59,8 @@ export interface FieldManifest {
   name: string;
   /** Column name: `db:` directive, else the JSON name. */
   column: string;
+  /** `renamed_from:OLD`: the column's previous name, which the migration renames to `column` where the table still has it. */
+  renamedFrom?: string;
   type: FieldType;
   /** Element type for `json_array` columns, when known. */
   items?: ScalarType;

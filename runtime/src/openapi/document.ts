@@ -5,6 +5,7 @@
  * promising one that is not.
  */
 import { type DocumentSources, DocumentBuilder, type PathContribution } from './builder.js';
+import type { ResolvedConfig } from '../config/config.js';
 import { sharedParameters } from './shared-components.js';
 import type { HttpMethod, OpenApiDocument, PathItem } from './types.js';
 
@@ -56,6 +57,11 @@ function documentTags(paths: Record<string, PathItem>, registry: DocumentSources
   });
 }
 
+/** `info.title`: the documentation's title, else the service name, else `mfx API`. */
+export function documentTitle(config: Pick<ResolvedConfig, 'documentation' | 'serviceName'>): string {
+  return config.documentation?.title ?? config.serviceName ?? 'mfx API';
+}
+
 /**
  * Builds the document from the registry, the configuration, the hooks and
  * the served routes.
@@ -97,7 +103,7 @@ export function buildDocument(inputs: DocumentInputs): OpenApiDocument {
   return {
     openapi: '3.1.0',
     info: {
-      title: documentation.title ?? inputs.config.serviceName ?? 'mfx API',
+      title: documentTitle(inputs.config),
       version: documentation.version ?? '1.0.0',
       ...(documentation.description ? { description: documentation.description } : {}),
     },

@@ -153,6 +153,20 @@ export class Context {
     return this.search;
   }
 
+  /**
+   * Sends every later read of this request to the primary, even where reads
+   * go to a replica (`DB_READ_URL`): for a hook that must see the newest
+   * rows. Reads follow it when they carry the request's signal
+   * (`{ signal: ctx.cancel }`, as mfx's own do); a request that writes reads
+   * the primary already. No effect without a replica.
+   *
+   * @example
+   * app.use('db', async (ctx, next) => { ctx.readFromPrimary(); await next(); }, { models: ['Order'], ops: ['read'] });
+   */
+  readFromPrimary(): void {
+    this.cancel.pinPrimary();
+  }
+
   /** Aborted when the request's deadline passes or the client disconnects (pass it to fetch and the like). */
   get signal(): AbortSignal {
     return this.cancel.native;
@@ -273,6 +287,22 @@ export class RequestCancel implements CancelSignal {
   private onSettled: Array<() => void> | null = null;
   /** Set once a write of this request is durable: past that point the deadline no longer answers 504. */
   committed = false;
+  /** Set when the request reads the primary from its start (a write request, `X-Read-Primary: 1`, `ctx.readFromPrimary()`). */
+  private pinnedPrimary = false;
+
+  /**
+   * Whether this request's reads go to the primary rather than a read
+   * replica: once pinned, and once one of its writes has committed, so a
+   * request reads its own writes (see CancelSignal.readPrimary).
+   */
+  get readPrimary(): boolean {
+    return this.pinnedPrimary || this.committed;
+  }
+
+  /** Sends this request's reads to the primary from now on. */
+  pinPrimary(): void {
+    this.pinnedPrimary = true;
+  }
 
   /** Whether work that may commit is running now. */
   get committing(): boolean {

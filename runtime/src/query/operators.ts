@@ -19,6 +19,8 @@ export interface OperatorRow {
   op: FilterOp;
   arity: Arity;
   kinds: Kinds;
+  /** What it matches, for the generated reference (docs/query-language.md). */
+  doc: string;
   write(sql: SqlBuilder, column: string, value: unknown, field: FieldManifest): void;
 }
 
@@ -28,17 +30,19 @@ const ORDERED_TYPES: ReadonlySet<FieldType> = new Set(['string', 'number', 'inte
 /** Escapes LIKE wildcards so a literal matches itself (escape character `\`). */
 export const escapeLike = (literal: string): string => literal.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
-const compare = (op: FilterOp, symbol: string, kinds: Kinds = 'ordered'): OperatorRow => ({
+const compare = (op: FilterOp, symbol: string, doc: string, kinds: Kinds = 'ordered'): OperatorRow => ({
   op,
   arity: 'one',
   kinds,
+  doc,
   write: (sql, column, value) => void sql.text(`${column} ${symbol} `).value(value),
 });
 
-const literalMatch = (op: FilterOp, pattern: (literal: string) => string): OperatorRow => ({
+const literalMatch = (op: FilterOp, doc: string, pattern: (literal: string) => string): OperatorRow => ({
   op,
   arity: 'one',
   kinds: 'text',
+  doc,
   write: (sql, column, value) => sql.dialect.likeInsensitiveEscaped(sql, column, pattern(escapeLike(String(value)))),
 });
 
@@ -51,28 +55,36 @@ function has(sql: SqlBuilder, column: string, value: unknown, field: FieldManife
 }
 
 const rows: OperatorRow[] = [
-  compare('eq', '=', 'scalar'),
+  compare('eq', '=', 'equal to the value', 'scalar'),
   {
     op: 'neq',
     arity: 'one',
     kinds: 'scalar',
+    doc: 'not equal to the value; rows where the field is null match too',
     // NULL is "not equal" too: a client asking for status other than x expects rows without a status.
     write: (sql, column, value) => void sql.text(`(${column} <> `).value(value).text(` OR ${column} IS NULL)`),
   },
-  compare('gt', '>'),
-  compare('gte', '>='),
-  compare('lt', '<'),
-  compare('lte', '<='),
-  { op: 'like', arity: 'one', kinds: 'text', write: (sql, column, value) => sql.dialect.likeSensitive(sql, column, String(value)) },
-  { op: 'ilike', arity: 'one', kinds: 'text', write: (sql, column, value) => sql.dialect.likeInsensitive(sql, column, String(value)) },
-  literalMatch('contains', (s) => `%${s}%`),
-  literalMatch('starts_with', (s) => `${s}%`),
-  literalMatch('ends_with', (s) => `%${s}`),
-  { op: 'has', arity: 'one', kinds: 'json', write: has },
+  compare('gt', '>', 'greater than the value'),
+  compare('gte', '>=', 'greater than or equal to the value'),
+  compare('lt', '<', 'less than the value'),
+  compare('lte', '<=', 'less than or equal to the value'),
+  { op: 'like', arity: 'one', kinds: 'text', doc: 'matches a pattern, case-sensitive: `%` is any run of characters, `_` any one character', write: (sql, column, value) => sql.dialect.likeSensitive(sql, column, String(value)) },
+  { op: 'ilike', arity: 'one', kinds: 'text', doc: 'matches a pattern as `like` does, ignoring case', write: (sql, column, value) => sql.dialect.likeInsensitive(sql, column, String(value)) },
+  literalMatch('contains', 'contains the text, ignoring case; `%`, `_` and `\\` match themselves', (s) => `%${s}%`),
+  literalMatch('starts_with', 'starts with the text, ignoring case', (s) => `${s}%`),
+  literalMatch('ends_with', 'ends with the text, ignoring case', (s) => `%${s}`),
+  {
+    op: 'has',
+    arity: 'one',
+    kinds: 'json',
+    doc: 'a JSON array holds the element, or a JSON object holds `key=value` (the value compared as text)',
+    write: has,
+  },
   {
     op: 'not_has',
     arity: 'one',
     kinds: 'json',
+    doc: 'the opposite of `has`; rows where the field is null match too',
     write: (sql, column, value, field) => {
       sql.text(`(${column} IS NULL OR NOT (`);
       has(sql, column, value, field);
@@ -83,29 +95,37 @@ const rows: OperatorRow[] = [
     op: 'in',
     arity: 'list',
     kinds: 'scalar',
+    doc: 'equal to one of the comma-separated values',
     write: (sql, column, value) => void sql.text(`${column} IN (`).join(value as unknown[], ', ', (v, s) => s.value(v)).text(')'),
   },
   {
     op: 'not_in',
     arity: 'list',
     kinds: 'scalar',
+    doc: 'equal to none of the values; rows where the field is null match too',
     write: (sql, column, value) => void sql.text(`(${column} NOT IN (`).join(value as unknown[], ', ', (v, s) => s.value(v)).text(`) OR ${column} IS NULL)`),
   },
   {
     op: 'between',
     arity: 'pair',
     kinds: 'ordered',
+    doc: 'from the low value to the high value, both included',
     write: (sql, column, value) => {
       const [lo, hi] = value as [unknown, unknown];
       sql.text(`${column} BETWEEN `).value(lo).text(' AND ').value(hi);
     },
   },
-  { op: 'is_null', arity: 'none', kinds: 'any', write: (sql, column) => void sql.text(`${column} IS NULL`) },
-  { op: 'not_null', arity: 'none', kinds: 'any', write: (sql, column) => void sql.text(`${column} IS NOT NULL`) },
+  { op: 'is_null', arity: 'none', kinds: 'any', doc: 'the field is null', write: (sql, column) => void sql.text(`${column} IS NULL`) },
+  { op: 'not_null', arity: 'none', kinds: 'any', doc: 'the field is not null', write: (sql, column) => void sql.text(`${column} IS NOT NULL`) },
 ];
 
 /** The operator catalogue, by name. */
 export const OPERATORS: ReadonlyMap<FilterOp, OperatorRow> = new Map(rows.map((row) => [row.op, row]));
+
+/** Whether an operator applies to a field of this type. */
+export function appliesTo(row: OperatorRow, type: FieldType): boolean {
+  return kindAllows(row.kinds, type);
+}
 
 function kindAllows(kinds: Kinds, type: FieldType): boolean {
   switch (kinds) {

@@ -71,17 +71,21 @@ export function createIndexStatement(dialect: SqlDialect, table: string, index: 
 }
 
 /**
- * A query answering one row when live rows of `table` share a value of the
- * index's columns (NULLs never collide), none otherwise: whether the unique
- * index can be created.
+ * A query answering one row when live rows of `table` share a value of
+ * `columns` (NULLs never collide), none otherwise: whether a unique index
+ * over them can be created. `marker` limits it to live rows (null: every row
+ * is live). With no columns, whether there are two live rows at all: the
+ * columns a migration is about to add hold one default on every row.
  *
  * @example
- * liveDuplicatesQuery(sqlite, 'customers', { name: 'uq_customers_email', columns: ['email'], unique: true, liveOnly: marker })
+ * liveDuplicatesQuery(sqlite, 'customers', ['email'], { column: 'deleted_at', type: 'timestamp' })
  */
-export function liveDuplicatesQuery(dialect: SqlDialect, table: string, index: IndexSpec): string {
-  const columns = index.columns.map((c) => dialect.quote(typeof c === 'string' ? c : c.column));
-  const conditions = [...(index.liveOnly ? [liveCondition(dialect, index.liveOnly)] : []), ...columns.map((c) => `${c} IS NOT NULL`)];
-  return `SELECT 1 AS duplicated FROM ${dialect.quote(table)} WHERE ${conditions.join(' AND ')} GROUP BY ${columns.join(', ')} HAVING COUNT(*) > 1 LIMIT 1`;
+export function liveDuplicatesQuery(dialect: SqlDialect, table: string, columns: readonly string[], marker: LiveMarker | null): string {
+  const quoted = columns.map((c) => dialect.quote(c));
+  const conditions = [...(marker ? [liveCondition(dialect, marker)] : []), ...quoted.map((c) => `${c} IS NOT NULL`)];
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+  if (quoted.length === 0) return `SELECT 1 AS duplicated FROM (SELECT COUNT(*) AS n FROM ${dialect.quote(table)}${where}) counted WHERE n > 1`;
+  return `SELECT 1 AS duplicated FROM ${dialect.quote(table)}${where} GROUP BY ${quoted.join(', ')} HAVING COUNT(*) > 1 LIMIT 1`;
 }
 
 /**
@@ -92,4 +96,24 @@ export function liveDuplicatesQuery(dialect: SqlDialect, table: string, index: I
  */
 export function addColumnStatement(dialect: SqlDialect, table: string, column: ColumnSpec, inlineReferences: boolean): string {
   return `ALTER TABLE ${dialect.quote(table)} ADD COLUMN ${columnDefinition(dialect, column, inlineReferences)}`;
+}
+
+/**
+ * `ALTER TABLE "table" RENAME COLUMN "from" TO "to"`: the same on both databases, which carry the column's data, constraints and indexes over.
+ *
+ * @example
+ * renameColumnStatement(postgres, 'posts', 'title', 'headline')
+ */
+export function renameColumnStatement(dialect: SqlDialect, table: string, from: string, to: string): string {
+  return `ALTER TABLE ${dialect.quote(table)} RENAME COLUMN ${dialect.quote(from)} TO ${dialect.quote(to)}`;
+}
+
+/**
+ * `ALTER TABLE "table" DROP COLUMN "column"`: only ever suggested to a person, never run by the migration.
+ *
+ * @example
+ * dropColumnStatement(sqlite, 'posts', 'legacy') // 'ALTER TABLE "posts" DROP COLUMN "legacy"'
+ */
+export function dropColumnStatement(dialect: SqlDialect, table: string, column: string): string {
+  return `ALTER TABLE ${dialect.quote(table)} DROP COLUMN ${dialect.quote(column)}`;
 }

@@ -18,6 +18,8 @@ export interface SchemaSnapshot {
   foreignKeys: { table: string; name: string; validated: boolean }[];
   /** Unique constraints and unique indexes (primary keys left out), their columns in order. */
   uniqueKeys: UniqueKeyInfo[];
+  /** Every index of the schema by name (index names are unique in a schema), with its table. */
+  indexes: Map<string, string>;
 }
 
 /** A unique key the database holds on a table. */
@@ -106,6 +108,35 @@ export interface SqlDialect {
    * live rows can take their place.
    */
   dropUniqueKeys(table: TableSpec, keys: readonly UniqueKeyInfo[]): DroppedKeys;
+  /**
+   * Statements that give the index `from` of `table` the name and columns of
+   * `to` after its column was renamed: PostgreSQL renames it (the index
+   * already follows the column); SQLite, which cannot rename an index, drops
+   * it and creates `to`.
+   */
+  renameIndex(table: string, from: string, to: IndexSpec): string[];
+  /** Renames a constraint added apart from its column (PostgreSQL's foreign keys). */
+  renameConstraint(table: string, from: string, to: string): string;
+  /**
+   * Statements that remove the full-text index of `table` before one of its
+   * columns is renamed, when that index names the columns (SQLite's FTS5
+   * table and its triggers; the migration creates it again and refills it).
+   * Empty where the index follows the column (PostgreSQL) or there is none.
+   */
+  dropSearchBeforeRename(table: string, schema: SchemaSnapshot): string[];
+  /**
+   * An UPDATE that moves the value under key `from` to key `to` in the JSON
+   * text of `column`, on the rows that have `from` and not `to` (history
+   * entries recorded under a field's old name).
+   */
+  renameJsonKey(table: string, column: string, from: string, to: string): string;
+  /**
+   * The statements a person runs to give an existing column the declared
+   * type and nullability (`current` is what the database holds). Migration
+   * never runs them: converting values may fail or lose data, which is a
+   * decision for the team.
+   */
+  alterColumnByHand(table: string, column: ColumnSpec, current: ColumnInfo): { statements: string[]; note: string | null };
   /** Reads the tables, columns and pending foreign keys of the schema `db` works in. */
   introspect(db: Executor): Promise<SchemaSnapshot>;
   /**

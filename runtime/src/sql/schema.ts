@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fieldRoles } from '../manifest/roles.js';
 import type { FieldManifest, FieldType, JsonValue } from '../manifest/types.js';
-import { absentValue, type ModelShape, storedColumns } from './columns.js';
+import { absentValue, HMAC_SUFFIX, type ModelShape, storedColumns } from './columns.js';
 
 /**
  * The database schema as structured data: what a model, a history table or
@@ -25,6 +25,11 @@ export interface ColumnSpec {
   default?: JsonValue;
   unique?: boolean;
   references?: ForeignKeySpec;
+  /**
+   * The column's previous name (`renamed_from:`): an existing table that
+   * has this one and not `name` gets it renamed instead of a new column.
+   */
+  renamedFrom?: string;
 }
 
 /** An index column: its name, or the name and a descending order. */
@@ -119,6 +124,9 @@ export function modelTable(model: ModelShape, tables: ReadonlyMap<string, string
     const { field } = stored;
     const column: ColumnSpec = { name: stored.column, type: stored.type, nullable: stored.nullable };
     if (field?.base === 'id') return { ...column, primaryKey: true };
+    // An HMAC companion is renamed with its encrypted field.
+    const renamedFrom = field ? field.renamedFrom : model.fields.find((f) => f.column === stored.hmacOf)?.renamedFrom;
+    if (renamedFrom !== undefined) column.renamedFrom = field ? renamedFrom : renamedFrom + HMAC_SUFFIX;
     if (field && field.base !== 'created_at' && field.base !== 'updated_at') {
       const value = absentValue(field);
       if (value !== null) column.default = value;

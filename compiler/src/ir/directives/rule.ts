@@ -86,11 +86,28 @@ export interface ModelRule<V> {
   check?(value: V, model: ModelDraft, report: Report): void;
 }
 
+/** What the generated reference (docs/directives.md, written by `npm run docs`) says beyond the summary. */
+export interface DirectiveDocs {
+  /** How the directive is written when it takes a value or options (`min:N`); one entry per form. */
+  syntax?: readonly string[];
+  /** Sentences on what it does and when to use it (Markdown). */
+  text?: string;
+  /** What this version does not do with it yet, said plainly (Markdown). */
+  limits?: string;
+  /**
+   * Models that use it, as a user writes them (without the import line).
+   * test/docs compiles every example together with the types of
+   * '@mfx/runtime' in scope, so model names are unique across the catalogue.
+   */
+  example?: string;
+}
+
 /** One directive: a row of the catalogue. */
 export interface DirectiveRow {
   name: string;
   /** One line for docs and did-you-mean listings. */
   summary: string;
+  docs?: DirectiveDocs;
   /** Set when the directive may sit on a property that is stored as a column. */
   field?: FieldRule<any>;
   /** Set when the directive may sit on a property typed as a model or an array of models. */

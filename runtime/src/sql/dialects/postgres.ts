@@ -42,6 +42,9 @@ function mapPostgresError(error: unknown, op?: string): ApiError {
   }
 }
 
+/** The GIN index of a table's full-text search. */
+const searchIndexName = (table: string): string => constraintName(`idx_${table}_search`);
+
 /** Information schema spells types long; the DDL spells them short. */
 const normaliseType = (type: string): string => (type === 'timestamp with time zone' ? 'timestamptz' : type);
 
@@ -102,17 +105,42 @@ export const postgres: SqlDialect = {
     ),
     rebuildsTable: false,
   }),
+  renameIndex: (_table, from, to) => [`ALTER INDEX ${quoteIdentifier(from)} RENAME TO ${quoteIdentifier(to.name)}`],
+  renameConstraint: (table, from, to) => `ALTER TABLE ${quoteIdentifier(table)} RENAME CONSTRAINT ${quoteIdentifier(from)} TO ${quoteIdentifier(to)}`,
+  // The GIN index is an expression over the columns, which follows a rename.
+  dropSearchBeforeRename: () => [],
+  renameJsonKey(table, column, from, to) {
+    const json = `(${quoteIdentifier(column)})::jsonb`;
+    const [old, now] = [quoteString(from), quoteString(to)];
+    return (
+      `UPDATE ${quoteIdentifier(table)} SET ${quoteIdentifier(column)} = ((${json} - ${old}) || jsonb_build_object(${now}, ${json} -> ${old}))::text ` +
+      `WHERE jsonb_exists(${json}, ${old}) AND NOT jsonb_exists(${json}, ${now})`
+    );
+  },
+  alterColumnByHand(table, column, current) {
+    const [t, c] = [quoteIdentifier(table), quoteIdentifier(column.name)];
+    const type = postgres.columnType(column.type);
+    const out: string[] = [];
+    if (current.type !== type) out.push(`ALTER TABLE ${t} ALTER COLUMN ${c} TYPE ${type} USING ${c}::${type}`);
+    if (!current.nullable && column.nullable) out.push(`ALTER TABLE ${t} ALTER COLUMN ${c} DROP NOT NULL`);
+    if (current.nullable && !column.nullable) {
+      if (column.default !== undefined) out.push(`UPDATE ${t} SET ${c} = ${postgres.literal(column.default, column.type)} WHERE ${c} IS NULL`);
+      out.push(`ALTER TABLE ${t} ALTER COLUMN ${c} SET NOT NULL`);
+    }
+    return { statements: out, note: null };
+  },
   async introspect(db) {
     const columns = await db.raw(
-      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+      `SELECT table_name, column_name, data_type, is_nullable, column_default IS NOT NULL AS has_default FROM information_schema.columns
        WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
     );
     const tables = new Map<string, ColumnInfo[]>();
     for (const row of columns) {
       const list = tables.get(String(row.table_name)) ?? [];
-      list.push({ name: String(row.column_name), type: normaliseType(String(row.data_type)), nullable: row.is_nullable === 'YES' });
+      list.push({ name: String(row.column_name), type: normaliseType(String(row.data_type)), nullable: row.is_nullable === 'YES', hasDefault: row.has_default === true });
       tables.set(String(row.table_name), list);
     }
+    const indexes = await db.raw(`SELECT indexname AS name, tablename AS "table" FROM pg_indexes WHERE schemaname = current_schema()`);
     const keys = await db.raw(
       `SELECT t.relname AS "table", c.conname AS name, c.convalidated AS validated FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
        WHERE c.contype = 'f' AND t.relnamespace = current_schema()::regnamespace`,
@@ -130,17 +158,19 @@ export const postgres: SqlDialect = {
       tables,
       foreignKeys: keys.map((k) => ({ table: String(k.table), name: String(k.name), validated: k.validated === true })),
       uniqueKeys: groupUniqueKeys(unique, (row) => (row.constraint === true ? 'constraint' : 'index')),
+      indexes: new Map(indexes.map((row) => [String(row.name), String(row.table)])),
     };
   },
   // Replicas starting together take turns per schema (two concurrent CREATE TABLEs collide in
   // pg_type); a pool-level statement_timeout must not cut a migration short.
   migrationLock: ['SET LOCAL statement_timeout = 0', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}, hashtext(current_schema()))`],
   searchStatements(table, columns) {
-    const name = quoteIdentifier(constraintName(`idx_${table}_search`));
+    const name = quoteIdentifier(searchIndexName(table));
     return [`CREATE INDEX IF NOT EXISTS ${name} ON ${quoteIdentifier(table)} USING GIN (${tsvector(columns)})`];
   },
   searchBackfill: () => null,
-  searchMissingParts: () => null,
+  searchMissingParts: (table) =>
+    `SELECT 1 - COUNT(*) AS missing FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ${quoteString(searchIndexName(table))}`,
 
   // ESCAPE '' turns off PostgreSQL's default backslash escape, so raw patterns mean the same as on SQLite.
   likeSensitive(sql, column, pattern) {

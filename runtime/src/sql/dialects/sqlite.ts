@@ -116,25 +116,69 @@ export const sqlite: SqlDialect = {
     if (keys.some((k) => k.kind === 'constraint')) return { statements: rebuildTable(table), rebuildsTable: true };
     return { statements: keys.map((k) => `DROP INDEX ${q(k.name)}`), rebuildsTable: false };
   },
+  renameIndex: (table, from, to) => [`DROP INDEX ${quoteIdentifier(from)}`, createIndexStatement(sqlite, table, to)],
+  renameConstraint: () => {
+    throw new Error('mfx: SQLite declares constraints with their column; a column rename carries them');
+  },
+  // The FTS5 table declares the content table's column names, and a column rename does not reach it.
+  dropSearchBeforeRename(table, schema) {
+    const fts = searchTableName(table);
+    if (!schema.tables.has(fts)) return [];
+    return [...['ai', 'ad', 'au'].map((suffix) => `DROP TRIGGER IF EXISTS ${quoteIdentifier(`${fts}_${suffix}`)}`), `DROP TABLE ${quoteIdentifier(fts)}`];
+  },
+  renameJsonKey(table, column, from, to) {
+    const c = quoteIdentifier(column);
+    const [old, now] = [quoteString(`$.${JSON.stringify(from)}`), quoteString(`$.${JSON.stringify(to)}`)];
+    return (
+      `UPDATE ${quoteIdentifier(table)} SET ${c} = json_set(json_remove(${c}, ${old}), ${now}, ${c} -> ${old}) ` +
+      `WHERE json_valid(${c}) AND json_type(${c}, ${old}) IS NOT NULL AND json_type(${c}, ${now}) IS NULL`
+    );
+  },
+  alterColumnByHand(table, column) {
+    // SQLite changes neither a column's type nor its NOT NULL in place: a new column takes the values, then the name.
+    const q = quoteIdentifier;
+    const type = sqlite.columnType(column.type);
+    const temporary = `${column.name}__mfx_new`;
+    // ADD COLUMN refuses NOT NULL without a default, UNIQUE and (with a default) REFERENCES: those come back with the indexes.
+    const notNull = !column.nullable && column.default !== undefined && column.default !== null;
+    const definition = [q(temporary), type, ...(notNull ? ['NOT NULL', `DEFAULT ${sqlite.literal(column.default!, column.type)}`] : [])].join(' ');
+    const cast = `CAST(${q(column.name)} AS ${type})`;
+    const value = notNull ? `COALESCE(${cast}, ${sqlite.literal(column.default!, column.type)})` : cast;
+    return {
+      statements: [
+        `ALTER TABLE ${q(table)} ADD COLUMN ${definition}`,
+        `UPDATE ${q(table)} SET ${q(temporary)} = ${value}`,
+        `ALTER TABLE ${q(table)} DROP COLUMN ${q(column.name)}`,
+        `ALTER TABLE ${q(table)} RENAME COLUMN ${q(temporary)} TO ${q(column.name)}`,
+      ],
+      note: 'SQLite refuses to drop a column an index uses: drop that index first, and the next migration creates it again; a UNIQUE or foreign-key column needs the table rebuilt, as https://www.sqlite.org/lang_altertable.html#otheralter shows',
+    };
+  },
   async introspect(db) {
     const rows = await db.raw(
-      `SELECT m.name AS "table", c.name AS name, c.type AS type, c."notnull" AS nn, c.pk AS pk
+      `SELECT m.name AS "table", c.name AS name, c.type AS type, c."notnull" AS nn, c.pk AS pk, c.dflt_value IS NOT NULL AS hd
        FROM sqlite_master m JOIN pragma_table_info(m.name) c
        WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, c.cid`,
     );
     const tables = new Map<string, ColumnInfo[]>();
     for (const row of rows) {
       const columns = tables.get(String(row.table)) ?? [];
-      columns.push({ name: String(row.name), type: String(row.type).toLowerCase(), nullable: row.nn === 0 && row.pk === 0 });
+      columns.push({ name: String(row.name), type: String(row.type).toLowerCase(), nullable: row.nn === 0 && row.pk === 0, hasDefault: row.hd === 1 });
       tables.set(String(row.table), columns);
     }
+    const indexes = await db.raw(`SELECT name, tbl_name AS "table" FROM sqlite_master WHERE type = 'index'`);
     const keys = await db.raw(
       `SELECT m.name AS "table", il.name AS name, il.origin AS origin, il.partial AS partial, ii.name AS "column"
        FROM sqlite_master m JOIN pragma_index_list(m.name) il JOIN pragma_index_info(il.name) ii
        WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND il."unique" = 1 AND il.origin != 'pk'
        ORDER BY m.name, il.name, ii.seqno`,
     );
-    return { tables, foreignKeys: [], uniqueKeys: groupUniqueKeys(keys, (row) => (row.origin === 'c' ? 'index' : 'constraint')) };
+    return {
+      tables,
+      foreignKeys: [],
+      uniqueKeys: groupUniqueKeys(keys, (row) => (row.origin === 'c' ? 'index' : 'constraint')),
+      indexes: new Map(indexes.map((row) => [String(row.name), String(row.table)])),
+    };
   },
   // BEGIN IMMEDIATE already holds the database's one write lock.
   migrationLock: [],

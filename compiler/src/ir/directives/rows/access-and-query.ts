@@ -8,6 +8,13 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'readonly',
     summary: 'stripped from all writes',
+    docs: {
+      text: 'Stripped from every write: clients can read the field but never set it. The server sets it (a Service hook, a default, an action).',
+      example: `export interface Invoice extends Model {
+  /** @mfx readonly, default:0 */
+  total: number;
+}`,
+    },
     field: {
       parse: flag,
       conflicts: {
@@ -20,11 +27,27 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'immutable',
     summary: 'accepted on create, stripped on update',
+    docs: {
+      text: 'Accepted on create, stripped from updates: the value a record was created with stays.',
+      example: `export interface Shipment extends Model {
+  /** @mfx required, immutable */
+  trackingCode: string;
+}`,
+    },
     field: { parse: flag, apply: (_, { field }) => void (field.immutable = true) },
   },
   {
     name: 'writeonly',
     summary: 'accepted on write, never in responses',
+    docs: {
+      text: 'Accepted on create and update, never in a response, a filter, a sort, history or the audit log. The usual home of passwords (hash them with the `hashPassword()` hook).',
+      example: `export interface Account extends Model {
+  /** @mfx unique */
+  email: string;
+  /** @mfx writeonly, minlen:8 */
+  password: string;
+}`,
+    },
     field: {
       parse: flag,
       conflicts: {
@@ -39,6 +62,13 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'hidden',
     summary: 'never in responses and absent from the create and update schemas',
+    docs: {
+      text: 'Never in a response and absent from the create and update schemas: a column only the server reads and writes (through hooks or SQL).',
+      example: `export interface Session extends Model {
+  /** @mfx hidden */
+  riskScore: number;
+}`,
+    },
     field: { parse: flag, apply: (_, { field }) => void (field.hidden = true) },
   },
 
@@ -46,11 +76,25 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'filterable',
     summary: 'usable in filter',
+    docs: {
+      text: 'The field may be used in `filter=` on the list route (`?filter=state:eq:open`). Fields are not filterable unless they say so; the base columns opt in with `base:`. See [the query language](query-language.md).',
+      example: `export interface Job extends Model {
+  /** @mfx filterable */
+  state: string;
+}`,
+    },
     field: { parse: flag, apply: (_, { field }) => void (field.filterable = true) },
   },
   {
     name: 'sortable',
     summary: 'usable in sort',
+    docs: {
+      text: 'The field may be used in `sort=` on the list route (`?sort=points:desc`).',
+      example: `export interface Score extends Model {
+  /** @mfx sortable, filterable */
+  points: Int;
+}`,
+    },
     field: {
       parse: flag,
       types: ORDERED,
@@ -60,6 +104,15 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'searchable',
     summary: 'full-text search hint; text columns only',
+    docs: {
+      text: "The field is part of the model's full-text search, the list route's `q=` parameter: an FTS5 index on SQLite, a GIN index over `to_tsvector('simple', ...)` on PostgreSQL, kept in step by the database.",
+      example: `export interface Article extends Model {
+  /** @mfx searchable */
+  title: string;
+  /** @mfx searchable */
+  body: string;
+}`,
+    },
     field: {
       parse: flag,
       types: ['string'],
@@ -74,11 +127,29 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'unique',
     summary: 'UNIQUE constraint on the column',
+    docs: {
+      text: "A UNIQUE constraint on the column: a create or update that repeats a value answers 409 `CONFLICT`. On soft-delete models only live rows count, so a deleted record's value can be used again.",
+      example: `export interface Member extends Model {
+  /** @mfx required, unique */
+  email: string;
+}`,
+    },
     field: { parse: flag, types: INDEXABLE, typeHints: UNINDEXABLE_HINTS, apply: (_, { field }) => void (field.unique = true) },
   },
   {
     name: 'index',
     summary: 'on a property: an index on its column; on a model: index:NAME=col|col',
+    docs: {
+      syntax: ['index', 'index:NAME=col|col'],
+      text: "On a property: an index on its column. In the interface's `@mfx`: a named index over several columns, in order (JSON names or column names); repeat it for more indexes.",
+      example: `/** @mfx index:by_room_day=room|day */
+export interface Meeting extends Model {
+  /** @mfx index */
+  organizer: string;
+  room: string;
+  day: Date;
+}`,
+    },
     field: { parse: flag, types: INDEXABLE, typeHints: UNINDEXABLE_HINTS, apply: (_, { field }) => void (field.index = true) },
     model: {
       parse: (use) => parseNamedList(text(use, 'NAME=col|col')),
@@ -90,6 +161,15 @@ export const accessAndQueryRows: readonly DirectiveRow[] = [
   {
     name: 'unique_index',
     summary: 'a UNIQUE index over several columns: unique_index:NAME=col|col',
+    docs: {
+      syntax: ['unique_index:NAME=col|col'],
+      text: 'A UNIQUE index over several columns (409 `CONFLICT` on a repeat). On soft-delete models it binds live rows only.',
+      example: `/** @mfx unique_index:one_per_seat=flight|seat */
+export interface Booking extends Model {
+  flight: string;
+  seat: string;
+}`,
+    },
     model: {
       parse: (use) => parseNamedList(text(use, 'NAME=col|col')),
       repeatable: true,

@@ -8,6 +8,14 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   {
     name: 'file',
     summary: 'multipart file field; the column stores the storage key',
+    docs: {
+      text: 'The field is a file: the column holds the storage key (a string) and creates and updates may send the file as a `multipart/form-data` part named after the field.',
+      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      example: `export interface Attachment extends Model {
+  /** @mfx file */
+  document: string | null;
+}`,
+    },
     field: {
       parse: flag,
       types: ['string'],
@@ -23,6 +31,15 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   {
     name: 'max_size',
     summary: 'file size cap: bytes or a KB/MB/GB suffix',
+    docs: {
+      syntax: ['max_size:5MB'],
+      text: 'The largest file the field accepts: bytes, or a number with a `KB`, `MB` or `GB` suffix. Needs `file`.',
+      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      example: `export interface Photo extends Model {
+  /** @mfx file, max_size:2MB */
+  image: string | null;
+}`,
+    },
     field: {
       parse: (use) => parseSize(text(use, '5MB')),
       requires: 'file',
@@ -32,6 +49,15 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   {
     name: 'accept',
     summary: 'allowed MIME patterns, e.g. image/*|application/pdf',
+    docs: {
+      syntax: ['accept:image/*|application/pdf'],
+      text: 'The MIME types the field accepts, `type/subtype` or `type/*`, separated by `|`. Needs `file`.',
+      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      example: `export interface Scan extends Model {
+  /** @mfx file, accept:image/png|image/jpeg|application/pdf */
+  page: string | null;
+}`,
+    },
     field: {
       parse: (use) => {
         const patterns = parseList(text(use, 'image/*|application/pdf'));
@@ -46,6 +72,15 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   {
     name: 'auto_delete',
     summary: 'auto_delete:false keeps the stored file when the row is deleted or the field replaced',
+    docs: {
+      syntax: ['auto_delete:false'],
+      text: '`auto_delete:false` keeps the stored file when its row is deleted or the field gets another file (by default the old file is removed). Needs `file`.',
+      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      example: `export interface Contract extends Model {
+  /** @mfx file, auto_delete:false */
+  signedCopy: string | null;
+}`,
+    },
     field: {
       parse: (use) => parseChoice(text(use, 'false'), ['true', 'false'] as const) === 'true',
       requires: 'file',
@@ -57,6 +92,15 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   {
     name: 'encrypted',
     summary: 'AES-256-GCM at rest; with unique, a <column>_hmac blind index',
+    docs: {
+      text: 'Marks a string field to be stored encrypted (AES-256-GCM); with `unique`, a `<column>_hmac` blind-index column (an HMAC of the value) carries the UNIQUE constraint, so exact lookups stay possible.',
+      limits: 'This version does not encrypt yet: there is no key provider, and values are stored and answered as sent. What the directive already does: the field cannot be filterable, sortable, searchable or indexed, it is never written to history or the audit log, and `encrypted,unique` adds the `<column>_hmac` column that carries the UNIQUE constraint.',
+      example: `export interface Patient extends Model {
+  name: string;
+  /** @mfx encrypted */
+  notes: string;
+}`,
+    },
     field: {
       parse: flag,
       types: ['string'],
@@ -83,6 +127,15 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   {
     name: 'key',
     summary: 'key id for the key provider (default: default)',
+    docs: {
+      syntax: ['key:NAME'],
+      text: 'The id of the key (from the key provider) that encrypts the field; `default` when left out. Needs `encrypted`.',
+      limits: 'This version does not encrypt yet: there is no key provider, and values are stored and answered as sent. What the directive already does: the field cannot be filterable, sortable, searchable or indexed, it is never written to history or the audit log, and `encrypted,unique` adds the `<column>_hmac` column that carries the UNIQUE constraint.',
+      example: `export interface PaymentCard extends Model {
+  /** @mfx encrypted, key:payments */
+  cardNumber: string;
+}`,
+    },
     field: {
       parse: (use) => text(use, 'NAME'),
       requires: 'encrypted',

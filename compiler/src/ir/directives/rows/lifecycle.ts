@@ -10,6 +10,16 @@ export const lifecycleRows: readonly DirectiveRow[] = [
   {
     name: 'versioned',
     summary: 'keep change history in {model}_history; versioned:diff_only stores diffs only',
+    docs: {
+      syntax: ['versioned', 'versioned:diff_only'],
+      text: "Keeps the change history of every record in a `<table>_history` table, written in the same transaction as the change: each create, update and delete appends an entry with the diff (`{field: {old, new}}`) and, unless `diff_only`, a snapshot of the record. `GET /<table>/<id>/history` lists them, newest first. Hidden, writeonly and encrypted fields are never recorded. On a property it versions the whole model, as in the interface's `@mfx`.",
+      example: `/** @mfx versioned */
+export interface Policy extends Model {
+  /** @mfx required */
+  title: string;
+  text: string;
+}`,
+    },
     field: {
       parse: (use) => use.value !== undefined && parseChoice(use.value, ['diff_only'] as const) === 'diff_only',
       apply: (diffOnly: boolean, { model }) => setVersioned(model, diffOnly),
@@ -22,6 +32,13 @@ export const lifecycleRows: readonly DirectiveRow[] = [
   {
     name: 'versioned_required',
     summary: 'a failed history write fails the request',
+    docs: {
+      text: 'A failed history write fails the request (the change is rolled back); by default it is logged and the change stands. Needs `versioned`.',
+      example: `/** @mfx versioned:diff_only, versioned_required */
+export interface LedgerEntry extends Model {
+  amount: number;
+}`,
+    },
     model: {
       parse: flag,
       apply: (_, model) => void (model.versionedRequired = true),
@@ -35,6 +52,21 @@ export const lifecycleRows: readonly DirectiveRow[] = [
   {
     name: 'scheduled',
     summary: 'a nullable timestamp that triggers soft-delete, hard-delete or a field change once passed',
+    docs: {
+      syntax: ['scheduled;soft-delete', 'scheduled;hard-delete', 'scheduled;field=NAME;to=VALUE', 'scheduled;field=NAME;from=OLD;to=NEW'],
+      text: 'A nullable `Date` field that names a moment: once it has passed, the record is soft-deleted, deleted, or one of its fields is set (only while it still holds `from`, when given). `null` means nothing is scheduled. `soft-delete` needs a soft-delete model.',
+      limits: 'This version has no scheduler yet: the compiler checks and records the directive, and nothing fires when the time passes.',
+      example: `/** @mfx soft_delete */
+export interface Announcement extends Model {
+  text: string;
+  /** @mfx scheduled;soft-delete */
+  expiresAt: Date | null;
+  /** @mfx enum:draft|live, default:draft */
+  state: string;
+  /** @mfx scheduled;field=state;from=draft;to=live */
+  publishAt: Date | null;
+}`,
+    },
     field: {
       parse: scheduledAction,
       options: true,
@@ -84,6 +116,17 @@ export const lifecycleRows: readonly DirectiveRow[] = [
   {
     name: 'default_locale',
     summary: 'default locale of a localized field, or of the whole model',
+    docs: {
+      syntax: ['default_locale:CODE'],
+      text: "The locale whose text is used when the requested one is missing: on a localized property for that field, in the interface's `@mfx` for every localized field of the model.",
+      limits: 'This version stores and answers the whole locale map whatever the mode: response modes and `?locale=` are not applied to responses yet.',
+      example: `/** @mfx default_locale:en */
+export interface Recipe extends Model {
+  title: Localized;
+  /** @mfx default_locale:fr */
+  description: Localized;
+}`,
+    },
     field: {
       parse: localeCode,
       types: ['localized'],
@@ -94,6 +137,15 @@ export const lifecycleRows: readonly DirectiveRow[] = [
   {
     name: 'locale_mode',
     summary: 'model-wide response mode of localized fields: split, resolve or dynamic',
+    docs: {
+      syntax: ['locale_mode:split|resolve|dynamic'],
+      text: 'The response mode of every localized field of the model that does not name its own: `split`, `resolve` or `dynamic` (see those directives).',
+      limits: 'This version stores and answers the whole locale map whatever the mode: response modes and `?locale=` are not applied to responses yet.',
+      example: `/** @mfx locale_mode:resolve */
+export interface Product extends Model {
+  name: Localized;
+}`,
+    },
     model: {
       parse: (use) => parseChoice(text(use, 'split'), LOCALE_MODES),
       apply: (mode: LocaleMode, model) => void (model.ir.options.localeMode = mode),
@@ -104,6 +156,19 @@ export const lifecycleRows: readonly DirectiveRow[] = [
   {
     name: 'cursor_field',
     summary: 'keyset pagination field; it must be sortable',
+    docs: {
+      syntax: ['cursor_field', 'cursor_field:NAME'],
+      text: "The field that keyset pagination orders by (`?cursor=&limit=20`, then `meta.next_cursor`): on a property without a value, that property; in the interface's `@mfx`, the field named. It must be sortable (a base column after `base:created_at=sortable`).",
+      example: `/** @mfx cursor_field:created_at, base:created_at=sortable */
+export interface LogLine extends Model {
+  message: string;
+}
+
+export interface Metric extends Model {
+  /** @mfx cursor_field, sortable */
+  sequence: Int;
+}`,
+    },
     field: {
       parse: (use) => use.value ?? null,
       apply: (name: string | null, { model, field }) => setCursor(model, name ?? field.name),

@@ -10,6 +10,19 @@ export const modelOptionsRows: readonly DirectiveRow[] = [
   {
     name: 'soft_delete',
     summary: 'DELETE sets deleted_at (soft_delete) or is_deleted (soft_delete:flag)',
+    docs: {
+      syntax: ['soft_delete', 'soft_delete:flag'],
+      text: '`DELETE` keeps the row and marks it: `deleted_at` (a timestamp) or, with `:flag`, `is_deleted` (a boolean). Marked rows are left out of reads, lists, includes, nested filters, search and `meta.total`; a second `DELETE` is 404. Unique values bind live rows only. The same as extending `SoftDelete` or `SoftDeleteFlag`.',
+      example: `/** @mfx soft_delete */
+export interface Note extends Model {
+  title: string;
+}
+
+/** @mfx soft_delete:flag */
+export interface Bookmark extends Model {
+  url: string;
+}`,
+    },
     model: {
       parse: (use): 'timestamp' | 'boolean' => {
         if (use.value === undefined) return 'timestamp';
@@ -25,26 +38,71 @@ export const modelOptionsRows: readonly DirectiveRow[] = [
   {
     name: 'singleton',
     summary: 'a single-row resource without id routes',
+    docs: {
+      text: 'A resource with exactly one record: `GET /<table>` and `PATCH /<table>` only (POST, DELETE and item routes are 405). The row is created on first access from the field defaults, so fields cannot be `required`.',
+      example: `/** @mfx singleton, table:settings */
+export interface SiteSettings extends Model {
+  /** @mfx default:"My site" */
+  siteName: string;
+  /** @mfx default:true */
+  signupOpen: boolean;
+}`,
+    },
     model: { parse: flag, apply: (_, model) => void (model.ir.options.singleton = true) },
   },
   {
     name: 'headless',
     summary: 'registered and migrated, but no routes',
+    docs: {
+      text: 'The model is registered and migrated, and gets no routes: a table the app reads and writes itself (hooks, actions, SQL).',
+      example: `/** @mfx headless */
+export interface LoginAttempt extends Model {
+  email: string;
+  succeeded: boolean;
+}`,
+    },
     model: { parse: flag, apply: (_, model) => void (model.ir.options.headless = true) },
   },
   {
     name: 'aggregate',
     summary: 'mount the aggregate route',
+    docs: {
+      text: "Mounts `GET /<table>/aggregate` (grouped counts, sums and the like over the list's filters).",
+      limits: 'This version does not serve the route yet: the option is recorded in the manifest and the route is neither mounted nor documented.',
+      example: `/** @mfx aggregate */
+export interface Sale extends Model {
+  /** @mfx filterable */
+  region: string;
+  amount: number;
+}`,
+    },
     model: { parse: flag, apply: (_, model) => void (model.ir.options.aggregate = true) },
   },
   {
     name: 'export',
     summary: 'mount the export route',
+    docs: {
+      text: "Mounts `GET /<table>/export?format=csv|xlsx` (the list's filters and sort, streamed).",
+      limits: 'This version does not serve the route yet: the option is recorded in the manifest and the route is neither mounted nor documented.',
+      example: `/** @mfx export */
+export interface Subscriber extends Model {
+  email: string;
+}`,
+    },
     model: { parse: flag, apply: (_, model) => void (model.ir.options.export = true) },
   },
   {
     name: 'export_max',
     summary: 'export row cap (default 100000)',
+    docs: {
+      syntax: ['export_max:N'],
+      text: 'The most rows one export may hold (100,000 by default); more answer 413 `EXPORT_TOO_LARGE`.',
+      limits: 'This version does not serve the route yet: the option is recorded in the manifest and the route is neither mounted nor documented.',
+      example: `/** @mfx export, export_max:5000 */
+export interface Donation extends Model {
+  amount: number;
+}`,
+    },
     model: {
       parse: (use) => parseInteger(text(use, 'N'), 1),
       apply: (rows: number, model) => void (model.ir.options.maxExportRows = rows),
@@ -53,16 +111,42 @@ export const modelOptionsRows: readonly DirectiveRow[] = [
   {
     name: 'optimistic_lock',
     summary: 'If-Match / ETag control on PATCH and DELETE',
+    docs: {
+      text: 'Every single-record response carries an `ETag`; `PATCH` and `DELETE` with `If-Match` compare it with the current record inside a transaction that locks the row: a stale tag is 412 `PRECONDITION_FAILED`, `*` needs the record to exist, no header means no check.',
+      example: `/** @mfx optimistic_lock */
+export interface Memo extends Model {
+  title: string;
+  body: string;
+}`,
+    },
     model: { parse: flag, apply: (_, model) => void (model.ir.options.optimisticLock = true) },
   },
   {
     name: 'adapter',
     summary: 'route the model to a named database adapter',
+    docs: {
+      syntax: ['adapter:NAME'],
+      text: 'Routes the model to a named database adapter.',
+      limits: 'This version serves every model from the one database the server opens: the name is recorded in the manifest and not used yet.',
+      example: `/** @mfx adapter:analytics */
+export interface PageView extends Model {
+  path: string;
+}`,
+    },
     model: { parse: (use) => text(use, 'NAME'), apply: (name: string, model) => void (model.ir.options.adapter = name) },
   },
   {
     name: 'query_limits',
     summary: 'per-model query complexity caps: query_limits:maxFilters=10|maxSorts=2',
+    docs: {
+      syntax: ['query_limits:KEY=N|KEY=N'],
+      text: `Caps on the complexity of this model's list queries, overriding the server's \`queryLimits\` for the keys given. The keys are those of \`queryLimits\` (see [configuration](configuration.md)): ${QUERY_LIMIT_KEYS.map((key) => `\`${key}\``).join(', ')}. A request over a cap is 400 \`INVALID_QUERY\`.`,
+      example: `/** @mfx query_limits:maxFilters=4|maxSorts=1 */
+export interface AuditTrail extends Model {
+  /** @mfx filterable, sortable */
+  action: string;
+}`,
+    },
     model: {
       parse: (use) => {
         const limits: Partial<QueryLimits> = {};
@@ -85,6 +169,14 @@ export const modelOptionsRows: readonly DirectiveRow[] = [
   {
     name: 'base',
     summary: 'opt-in options for base columns: base:created_at=filterable|sortable',
+    docs: {
+      syntax: ['base:COLUMN=opt|opt'],
+      text: `Opts the base columns that every model has (\`id\`, \`created_at\`, \`updated_at\`) options they lack by default. ${Object.entries(BASE_OPTIONS).map(([column, options]) => `\`${column}\` takes ${options.map((o) => `\`${o}\``).join(', ')}.`).join(' ')} Repeat the directive for each column.`,
+      example: `/** @mfx base:created_at=filterable|sortable, base:id=filterable */
+export interface Comment extends Model {
+  body: string;
+}`,
+    },
     model: {
       parse: (use) => {
         const { name, items } = parseNamedList(text(use, 'COLUMN=opt|opt'));

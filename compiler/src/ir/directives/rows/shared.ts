@@ -2,7 +2,7 @@
 import type { FieldManifest, FieldType, LocaleMode, OnDelete, QueryLimits } from '@mfx/runtime/manifest';
 import { findField } from '../../model.js';
 import { didYouMean } from '../../suggest.js';
-import type { DirectiveRow, FieldContext, ModelDraft, Report } from '../rule.js';
+import type { DirectiveDocs, DirectiveRow, FieldContext, ModelDraft, Report } from '../rule.js';
 import type { DirectiveUse } from '../syntax.js';
 import { DirectiveProblem, INT32, SAFE_INTEGER } from '../values.js';
 
@@ -56,12 +56,43 @@ export function ensureLocale(field: FieldContext['field']) {
   return field.locale;
 }
 
+const LOCALE_LIMITS = 'This version stores and answers the whole locale map whatever the mode: response modes and `?locale=` are not applied to responses yet.';
+
+/** The reference text of each response mode; the example model names are unique across the catalogue. */
+const LOCALE_MODE_DOCS: Record<LocaleMode, DirectiveDocs> = {
+  split: {
+    text: 'Responses carry the text of the effective locale under the field\'s name and the whole map under `<field>_i18n`. The default mode.',
+    limits: LOCALE_LIMITS,
+    example: `export interface Menu extends Model {
+  /** @mfx split */
+  label: Localized;
+}`,
+  },
+  resolve: {
+    text: 'Responses carry only the text of the effective locale.',
+    limits: LOCALE_LIMITS,
+    example: `export interface Banner extends Model {
+  /** @mfx resolve */
+  headline: Localized;
+}`,
+  },
+  dynamic: {
+    text: 'Responses carry the text of the requested locale when the request names one (`?locale=de`), and the whole map when it does not.',
+    limits: LOCALE_LIMITS,
+    example: `export interface GlossaryTerm extends Model {
+  /** @mfx dynamic */
+  term: Localized;
+}`,
+  },
+};
+
 /** The row of one localized response mode; it conflicts with the modes after it, so a pair is reported once. */
 export function localeModeRow(mode: LocaleMode): DirectiveRow {
   const others = LOCALE_MODES.filter((m) => m !== mode && LOCALE_MODES.indexOf(m) > LOCALE_MODES.indexOf(mode));
   return {
     name: mode,
     summary: `response mode '${mode}' of a localized field`,
+    docs: LOCALE_MODE_DOCS[mode],
     field: {
       parse: flag,
       types: ['localized'],

@@ -1,0 +1,76 @@
+// A consumer's server on the public API of @mfx/runtime, compiled with
+// tsc --strict --noUncheckedIndexedAccess --exactOptionalPropertyTypes and
+// run with plain node (test/packaging/consumer.test.ts). DB_URL picks the
+// database (sqlite:PATH or postgres://...). Prints the URL it serves, then
+// serves until SIGTERM.
+import {
+  type Adapter,
+  type App,
+  ApiError,
+  type Context,
+  type Hook,
+  type Logger,
+  type RateLimitStore,
+  type ServerConfig,
+  allowAnonymous,
+  bearer,
+  createServer,
+  loadManifest,
+  memoryStore,
+  openPostgres,
+  openSqlite,
+  rateLimit,
+  requireRole,
+  silentLogger,
+  tenancy,
+  transaction,
+} from '@mfx/runtime';
+import type { Command } from '@mfx/runtime/cli';
+import type { ModelManifest } from '@mfx/runtime/manifest';
+import type { SqlDialect } from '@mfx/runtime/sql';
+import type { Member } from './models.js';
+
+const config: Partial<ServerConfig> = { port: 0, host: '127.0.0.1', logger: silentLogger };
+const app: App = createServer(config);
+const loaded = loadManifest(new URL('./.mfx', import.meta.url).pathname);
+const modelNames = (models: readonly ModelManifest[]): string[] => models.map((model) => model.name);
+app.register(loaded);
+
+const store: RateLimitStore = memoryStore();
+app.use('auth', allowAnonymous(), { ops: ['list', 'read'] });
+app.use('auth', bearer({ secret: 'consumer-secret-0123456789abcdef0123456789', issuer: 'consumer' }), { ops: ['create', 'update', 'delete'] });
+app.use('auth', requireRole('admin'), { models: ['Team'], ops: ['delete'] });
+app.use('db', tenancy({ column: 'tenantId' }), { models: ['Member'] });
+app.use('db', rateLimit({ requestsPerMinute: 600, store }), { ops: ['create'] });
+app.use('service', transaction(), { ops: ['create', 'update', 'delete'] });
+
+const stamp: Hook = async (ctx: Context, next) => {
+  await next();
+};
+app.use('db', stamp, { models: ['Team'] });
+
+app.action({
+  name: 'teamCount',
+  method: 'GET',
+  path: '/teams/count',
+  public: true,
+  summary: 'How many teams there are',
+  response: { schema: { type: 'object', properties: { count: { type: 'integer' } } } },
+  async handler(ctx) {
+    const rows = await ctx.db.all('SELECT COUNT(*) AS n FROM teams');
+    const first = rows[0];
+    if (!first) throw new ApiError('INTERNAL', 'COUNT(*) returned no row');
+    return { count: Number(first.n) };
+  },
+});
+
+const members: Member[] = [];
+const logger: Logger = silentLogger;
+const url = process.env.DB_URL ?? 'sqlite::memory:';
+const db: Adapter = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length), app.registry) : openPostgres({ writeUrl: url }, app.registry);
+app.setDB(db);
+const dialect: SqlDialect = db.dialect;
+const command: Command = 'serve';
+const { url: listening } = await app.start();
+logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, command }, 'consumer started');
+process.stdout.write(`consumer serving ${listening}\n`);
