@@ -97,9 +97,15 @@ eachBackend(
       }
       await loud.logLine({ msg: 'request', path: '/api/docs' });
       for (const server of [quiet, quietEnv, loud]) assert.deepEqual(await server.stop(), { code: 0, signal: null });
-      // Every line is out once the process has exited: the quiet ones wrote nothing but the URL.
-      for (const server of [quiet, quietEnv]) assert.deepEqual(server.output().trim().split('\n'), [await server.line(/^mfx serving /)]);
-      assert.match(loud.output(), /"msg":"stopped"/);
+      // Every line is out once the process has exited. At warn, the one warning of this fixture (its
+      // model Doc takes /docs from the documentation page) and nothing quieter; at error, only the URL.
+      const logged = (server: Running) => server.lines.seen.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+      assert.deepEqual(
+        logged(quiet).map((line) => [line.level, line.msg]),
+        [[40, 'documentation page not mounted: another route answers its path; rename that route or set documentation.page: false']],
+      );
+      assert.deepEqual(quietEnv.output().trim().split('\n'), [await quietEnv.line(/^mfx serving /)]);
+      assert.ok(logged(loud).some((line) => line.level === 30 && line.msg === 'stopped'));
     });
 
     it('--cursor-secret (or CURSOR_SECRET): replicas sharing it accept each other\'s cursors; another secret refuses them', async () => {

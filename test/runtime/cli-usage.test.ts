@@ -66,7 +66,7 @@ describe('mfx <command> --help and -h', () => {
       const run = await runMfx(['build', flag, 'models.ts', '--out', 'out'], { cwd });
       assert.equal(run.code, 0);
       assert.equal(run.stderr, '');
-      assert.match(run.stdout, /^usage: mfx build ENTRY\.ts\.\.\. \[--project tsconfig\.json\] \[--out DIR\] \[--watch\]\n/);
+      assert.match(run.stdout, /^usage: mfx build ENTRY\.ts\.\.\. \[--project tsconfig\.json\] \[--out DIR\] \[--strict\] \[--watch\]\n/);
       assert.match(run.stdout, /\n {2}--watch, -w +build again whenever a file the models come from/);
       assert.deepEqual(readdirSync(cwd), ['node_modules']);
     });

@@ -10,7 +10,7 @@ import { sqliteFileBackend } from '../support/backends.js';
 import { request } from '../support/server.js';
 import { eachBackend, postgres, sqlite } from '../support/suite.js';
 
-// The model's base lives in a file of its own, which the watcher must follow too.
+// The model's base lives in a file of its own, which the watcher must follow too (beside the tsconfig.json).
 const reviewedV1 = `export interface Reviewed {\n  reviewer: string | null;\n}\n`;
 const reviewedV2 = `export interface Reviewed {\n  reviewer: string | null;\n  score: number;\n}\n`;
 const notes = (extra = '') => `import type { Model } from '@mfx/runtime';
@@ -42,7 +42,7 @@ describe('mfx build --watch', () => {
 
   it('builds again when a file the models import changes, keeps going after an error, and exits 0 on SIGINT', async () => {
     const { project, build, fields } = watch({ 'src/notes.ts': notes(), 'src/reviewed.ts': reviewedV1 });
-    await build.line(/^mfx build: watching 2 files for changes \(Ctrl-C stops\)$/);
+    await build.line(/^mfx build: watching 3 files for changes \(Ctrl-C stops\)$/);
     assert.deepEqual(build.lines.seen.slice(0, 1), ['mfx build: 1 model → out']);
     assert.deepEqual(fields(), ['id', 'reviewer', 'title', 'created_at', 'updated_at']);
 
@@ -67,7 +67,7 @@ describe('mfx build --watch', () => {
 
   it('one rebuild for changes made together, and exits 0 on SIGTERM', async () => {
     const { project, build, fields } = watch({ 'src/notes.ts': notes(), 'src/reviewed.ts': reviewedV1 });
-    await build.line(/^mfx build: watching 2 files/);
+    await build.line(/^mfx build: watching 3 files/);
     writeFileSync(project.path('src/reviewed.ts'), reviewedV2);
     writeFileSync(project.path('src/notes.ts'), notes('\n  summary: string | null;'));
     await build.line(/^mfx build: src\/notes\.ts, src\/reviewed\.ts changed, building again$/);

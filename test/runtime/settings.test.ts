@@ -141,7 +141,7 @@ describe('one row drives default, environment and flag', () => {
   it('an argument that is not a flag is a usage error naming it and the usage; --help or -h anywhere wins', () => {
     assert.throws(() => readCommandLine('migrate', ['--db', 'sqlite::memory:', 'extra'], {}), {
       name: 'UsageError',
-      message: 'mfx migrate: unexpected argument "extra"; usage: mfx migrate [--manifest DIR] [--db URL]',
+      message: 'mfx migrate: unexpected argument "extra"; usage: mfx migrate [--manifest DIR] [--db URL] [--plan] [--strict]',
     });
     assert.throws(() => readCommandLine('openapi', ['-'], {}), { name: 'UsageError', message: /^mfx openapi: unexpected argument "-"; usage: mfx openapi / });
     assert.throws(() => readCommandLine('serve', ['-p', '1'], {}), { name: 'UsageError', message: /^mfx serve: unknown flag -p \(known: --manifest, / });
@@ -174,6 +174,6 @@ describe('the mfx commands read the table', () => {
   it('a flag the command does not read is refused in one line naming the known ones', () => {
     const run = spawnSync(process.execPath, [mfx, 'migrate', '--port', '1'], { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 2);
-    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db)\n');
+    assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)\n');
   });
 });
