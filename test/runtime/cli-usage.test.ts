@@ -171,7 +171,7 @@ describe('a reader that goes away', () => {
     assert.equal(stderr, '');
   });
 
-  it('mfx openapi, mfx serve --help and mfx build writing to a closed pipe: exit 0, nothing on stderr', async () => {
+  it('mfx openapi, mfx serve --help, mfx build, mfx --help and mfx --version writing to a closed pipe: exit 0, nothing on stderr', async () => {
     const manifest = await fixtureManifestDir('blog');
     const out = mkdtempSync(join(tmpdir(), 'mfx-cli-pipe-'));
     try {
@@ -179,6 +179,8 @@ describe('a reader that goes away', () => {
         ['openapi', '--manifest', manifest],
         ['serve', '--help'],
         ['build', join(root, 'fixtures/blog/models.ts'), '--out', out],
+        ['--help'],
+        ['--version'],
       ]) {
         const run = await runMfx(args, { closeStdout: true });
         assert.deepEqual({ code: run.code, signal: run.signal, stderr: run.stderr }, { code: 0, signal: null, stderr: '' }, args[0]);
