@@ -49,6 +49,12 @@ export interface BuildResult {
   outDir: string;
   /** The checked model IR (also when there are errors, for tools). */
   models: ModelIR[];
+  /**
+   * The absolute paths of the files the build read: the entries, the user
+   * files they import and the tsconfig.json (what `mfx build --watch`
+   * watches); the entries (and the named tsconfig) when it could not read them.
+   */
+  inputs: string[];
 }
 
 /**
@@ -62,17 +68,13 @@ export function build(options: BuildOptions): BuildResult {
   const cwd = options.cwd ?? process.cwd();
   const outDir = resolve(cwd, options.outDir ?? '.mfx');
   const bag = new DiagnosticBag();
-  const analysis = analyze(
-    {
-      entries: options.entries.map((entry) => resolve(cwd, entry)),
-      tsconfig: options.project && resolve(cwd, options.project),
-      compilerOptions: options.compilerOptions,
-    },
-    bag,
-  );
+  const entries = options.entries.map((entry) => resolve(cwd, entry));
+  const tsconfig = options.project && resolve(cwd, options.project);
+  const analysis = analyze({ entries, tsconfig, compilerOptions: options.compilerOptions }, bag);
   const models = analysis ? buildModels(analysis.models, analysis.nonModels, bag) : [];
+  const inputs = analysis?.inputs ?? [...entries, ...(tsconfig ? [tsconfig] : [])];
   const diagnostics = options.strict ? bag.sorted().map((d): Diagnostic => (d.severity === 'warning' ? { ...d, severity: 'error' } : d)) : bag.sorted();
-  const result: BuildResult = { diagnostics, ok: !diagnostics.some((d) => d.severity === 'error'), outDir, models };
+  const result: BuildResult = { diagnostics, ok: !diagnostics.some((d) => d.severity === 'error'), outDir, models, inputs };
   if (!result.ok) return result;
 
   const emitted = emit(models, outDir, compilerInfo(), options.validatorsModule);

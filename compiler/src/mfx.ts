@@ -16,7 +16,7 @@ export interface RunOptions {
   loadTypeScript?: () => void | Promise<void>;
 }
 
-const BUILD_SUMMARY = 'build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict]   compile models into a manifest';
+const BUILD_SUMMARY = 'build ENTRY.ts... [--project tsconfig.json] [--out DIR] [--strict] [--watch]   compile models into a manifest';
 const TYPESCRIPT_FILE = /\.(ts|mts|cts|tsx)$/;
 
 /** `@mfx/compiler X` and `@mfx/runtime Y`, one per line. */
@@ -40,6 +40,7 @@ async function registerTsx(): Promise<void> {
 export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
   const [command, ...args] = argv;
   if (command === '--version' || command === '-v') {
+    (await import('@mfx/runtime/cli')).endOnClosedPipe();
     process.stdout.write(versions());
     return 0;
   }
@@ -48,6 +49,8 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     const runtime = await import('@mfx/runtime/cli');
     if (command === undefined || !Object.hasOwn(runtime.runtimeCommands, command)) {
       const help = command === undefined || command === '--help' || command === '-h';
+      // A reader that went away (`mfx --help | head -1`) ends it quietly, as it does every command.
+      runtime.endOnClosedPipe();
       const lines = [BUILD_SUMMARY, ...runtime.commandSummaries()];
       const text = `usage: mfx <command> [options]\n\ncommands:\n${lines.map((l) => `  ${l}`).join('\n')}\n\nmfx <command> --help describes its flags and environment.\nmfx --version prints the versions of @mfx/compiler and @mfx/runtime.\n`;
       (help ? process.stdout : process.stderr).write(command === undefined || help ? text : `mfx: unknown command "${command}"\n\n${text}`);

@@ -8,7 +8,7 @@ import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } 
 import { drained, type Inflight } from './http/inflight.js';
 import { closeConnections, createNodeServer, OpenConnections, stopListening } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
-import { defaultLogger, flushLogger, type Logger, withService } from './log/logger.js';
+import { defaultLogger, type Logger, settleLogger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
 import { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
 import { actionsContribution } from './openapi/actions.js';
@@ -79,6 +79,12 @@ export class App {
   private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
   private multipart: MultipartHandoff | null = null;
+  /** What the listener serves: this app's handler, or the one of the app it handed over to. */
+  private serving: RequestHandler | null = null;
+  /** The app serving this listener's requests now, when it is not this one (see handOver). */
+  private successor: App | null = null;
+  /** Apps handed over from that still had requests in flight then, until those end. */
+  private readonly retiring = new Set<App>();
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -412,8 +418,8 @@ export class App {
     if (!this.config.disableAutoMigrate) await this.migrate(this.config.strictMigrations ? strict : {});
     // A server that does not migrate checks that the schema serves the models as it is.
     else if (this.config.strictMigrations) await this.migrate({ ...strict, dryRun: true, requireUpToDate: true });
-    const handler = this.handler();
-    const server = createNodeServer(handler, { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
+    this.serving = this.handler();
+    const server = createNodeServer((req, res) => this.serving!(req, res), { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -437,6 +443,46 @@ export class App {
   }
 
   /**
+   * Serves the requests arriving from now on with `next`: an app never
+   * started, on the same database, whose migration the caller has run
+   * (`mfx serve --watch` builds one per new manifest). This app keeps the
+   * listener, its connections, the signals and the shutdown, which drains
+   * the requests of every app that served and then releases their hooks'
+   * resources and databases. Requests in flight finish on the app they
+   * started on. This app's own registry, stores and document() stay those
+   * of its manifest; ask `next` for the new ones.
+   *
+   * @example
+   * const next = createServer(config);
+   * next.register(loadManifest('.mfx'));
+   * next.setDB(adapterForNext);
+   * next.handler();
+   * await next.migrate();
+   * app.handOver(next);
+   */
+  handOver(next: App): void {
+    if (!this.server || this.stopping) throw new ConfigError('handOver needs a started app that is not stopping');
+    if (next === this || next.server || next.stopping || next.successor) throw new ConfigError('handOver takes an app that was never started');
+    const handler = next.handler();
+    const previous = this.successor;
+    next.availability = 'ready';
+    this.successor = next;
+    this.serving = handler;
+    if (previous) this.retire(previous);
+  }
+
+  /** Keeps an app handed over from until its requests have ended; its resources are released at shutdown. */
+  private retire(app: App): void {
+    this.closers.push(...app.closers.splice(0), () => app.adapter?.close());
+    if (app.inflight.count === 0) return;
+    this.retiring.add(app);
+    app.inflight.drained = () => {
+      app.inflight.drained = null;
+      this.retiring.delete(app);
+    };
+  }
+
+  /**
    * Graceful shutdown: readiness turns 503 and the listener closes at once;
    * every answer written from now on says `Connection: close` (requests
    * arriving on connections still open are served so). Once the last
@@ -449,21 +495,27 @@ export class App {
   }
 
   private async shutdown(): Promise<void> {
-    this.availability = 'stopping';
-    this.inflight.draining = true;
+    // The apps this listener's requests may be on: this one, those it handed over to.
+    const apps: App[] = [this, ...this.retiring, ...(this.successor ? [this.successor] : [])];
+    for (const app of apps) {
+      app.availability = 'stopping';
+      app.inflight.draining = true;
+    }
     this.removeSignalHandlers();
     const server = this.server;
     if (server) {
       const closed = stopListening(server);
       this.connections.closeAfterAnswers();
-      this.log.info({ inflight: this.inflight.count }, 'draining: no longer accepting connections');
-      if (!(await drained(this.inflight, this.config.shutdownTimeoutMs))) {
-        this.log.warn({ inflight: this.inflight.count, shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
+      const inflight = () => apps.reduce((sum, app) => sum + app.inflight.count, 0);
+      this.log.info({ inflight: inflight() }, 'draining: no longer accepting connections');
+      if (!(await this.drainedAll(apps))) {
+        this.log.warn({ inflight: inflight(), shutdownTimeoutMs: this.config.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
       }
       closeConnections(server);
       await closed;
     }
-    for (const close of this.closers.splice(0)) {
+    const successor = this.successor;
+    for (const close of [...(successor?.closers.splice(0) ?? []), ...(successor ? [() => successor.adapter?.close()] : []), ...this.closers.splice(0)]) {
       try {
         await close();
       } catch (error) {
@@ -472,7 +524,17 @@ export class App {
     }
     await this.adapter?.close();
     this.log.info({}, 'stopped');
-    flushLogger(this.config.logger ?? this.log);
+    await settleLogger(this.config.logger ?? this.log);
+  }
+
+  /** True once no app has a request in flight; false when the shutdown budget passed first. */
+  private async drainedAll(apps: readonly App[]): Promise<boolean> {
+    if (apps.length === 1) return drained(this.inflight, this.config.shutdownTimeoutMs);
+    const deadline = Date.now() + this.config.shutdownTimeoutMs;
+    for (const app of apps) {
+      if (!(await drained(app.inflight, Math.max(0, deadline - Date.now())))) return false;
+    }
+    return true;
   }
 
   private installSignalHandlers(): void {

@@ -124,7 +124,7 @@ function defaultOf(setting: Setting<unknown>): string {
   return code(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
-const flagOf = (setting: Setting<unknown>) => (setting.flag ? code(`--${setting.flag.name}${setting.flag.placeholder ? ` ${setting.flag.placeholder}` : ''}`) : '');
+const flagOf = (setting: Setting<unknown>) => (setting.flag ? cell(code(`--${setting.flag.name}${setting.flag.placeholder ? ` ${setting.flag.placeholder}` : ''}`)) : '');
 const envOf = (setting: Setting<unknown>) => (setting.env ? code(setting.env.name) : '');
 
 /** The server settings: the keys of `createServer({...})`, with their variable and flag where `mfx serve` reads one. */

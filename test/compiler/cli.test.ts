@@ -73,9 +73,9 @@ describe('mfx build', () => {
     assert.equal(noProject.code, 1);
     assert.match(noProject.stderr, /cannot read the TypeScript configuration: .*missing\.json does not exist/);
     assert.equal(mfx().code, 2);
-    const unknown = mfx('src/models.ts', '--watch');
+    const unknown = mfx('src/models.ts', '--wait');
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^mfx build: unknown option --watch/);
+    assert.match(unknown.stderr, /^mfx build: unknown option --wait/);
   });
 
   it('--help prints the usage', () => {

@@ -67,7 +67,7 @@ describe('mfx and the OpenAPI document', () => {
     assert.deepEqual(JSON.parse(prefixed.stdout).servers, [{ url: '/v2' }]);
 
     const unknown = spawnSync(process.execPath, [mfx, 'openapi', '--db', 'sqlite::memory:'], { cwd: root, encoding: 'utf8' });
-    assert.equal(unknown.status, 1);
+    assert.equal(unknown.status, 2);
     assert.equal(unknown.stderr.trim(), 'mfx openapi: unknown flag --db (known: --manifest, --prefix, --app)');
 
     const missing = spawnSync(process.execPath, [mfx, 'openapi', '--manifest', 'nowhere'], { cwd: root, encoding: 'utf8' });

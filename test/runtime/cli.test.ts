@@ -134,7 +134,7 @@ describe('mfx serve', () => {
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /environment variable PORT="eighty" must be a whole number/);
     const flag = spawnSync(process.execPath, [mfx, 'serve', '--bogus', 'x'], { cwd: root, encoding: 'utf8' });
-    assert.equal(flag.status, 1);
+    assert.equal(flag.status, 2);
     assert.match(flag.stderr, /unknown flag --bogus/);
     const missing = spawnSync(process.execPath, [mfx, 'serve', '--manifest', join(tmpdir(), 'missing-manifest')], { cwd: root, encoding: 'utf8' });
     assert.equal(missing.status, 1);

@@ -30,10 +30,15 @@ describe('the settings table', () => {
     assert.deepEqual([...command].sort(), interfaceKeys('runtime/src/config/settings.ts', 'CommandOptions').sort());
   });
 
-  it('binds exactly the variables the spec allows, each to one EnvConfig field', () => {
-    const bound = settingRows.flatMap(([, s]) => (s.env ? [s.env] : []));
+  it('loadEnv binds exactly the variables the spec allows (and STRICT_MIGRATIONS), each to one EnvConfig field; the others only the commands read', () => {
+    const bound = settingRows.flatMap(([, s]) => (s.env?.as ? [s.env] : []));
     assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S', 'STRICT_MIGRATIONS']);
     assert.deepEqual(bound.map((b) => b.as).sort(), interfaceKeys('runtime/src/config/env.ts', 'EnvConfig').sort());
+    const commandOnly = settingRows.flatMap(([, s]) => (s.env && !s.env.as ? [s.env.name] : []));
+    assert.deepEqual(commandOnly.sort(), ['CURSOR_SECRET', 'HOST', 'LOG_FORMAT', 'LOG_LEVEL']);
+    const everything = { PORT: '1', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', CURSOR_SECRET: 'sixteen characters' };
+    assert.deepEqual(loadEnv('', everything), { port: 1 });
+    assert.deepEqual(envToConfig(loadEnv('', everything)), { port: 1 });
   });
 
   it('gives every row a doc line, and every flag a command that reads it', () => {
@@ -82,9 +87,10 @@ describe('one row drives default, environment and flag', () => {
   });
 
   it('switches and command defaults: --no-docs, --production', () => {
-    assert.deepEqual(readCommandLine('serve', [], {}).options, { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false });
-    const flagged = readCommandLine('serve', ['--no-docs', '--production', '--manifest', 'out', '--app=app.ts', '--prefix', '/v1'], {});
-    assert.deepEqual(flagged.options, { manifest: 'out', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: 'app.ts', docs: false, production: true });
+    const defaults = { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false, logLevel: 'info', logFormat: 'json', watch: false };
+    assert.deepEqual(readCommandLine('serve', [], {}).options, defaults);
+    const flagged = readCommandLine('serve', ['--no-docs', '--production', '--manifest', 'out', '--app=app.ts', '--prefix', '/v1', '--watch'], {});
+    assert.deepEqual(flagged.options, { ...defaults, manifest: 'out', app: 'app.ts', docs: false, production: true, watch: true });
     assert.deepEqual(flagged.server, { pathPrefix: '/v1' });
   });
 
@@ -108,9 +114,49 @@ describe('one row drives default, environment and flag', () => {
     assert.throws(() => readCommandLine('serve', [], { PORT: '70000' }), { message: 'mfx: environment variable PORT="70000" must be a whole number from 0 to 65535' });
   });
 
+  it('serve\'s listener, logging and cursor rows: HOST, LOG_LEVEL, LOG_FORMAT, CURSOR_SECRET under their flags', () => {
+    const env = { HOST: '127.0.0.1', LOG_LEVEL: 'WARN', LOG_FORMAT: 'pretty', CURSOR_SECRET: 'from the environment' };
+    const fromEnv = readCommandLine('serve', [], env);
+    assert.deepEqual(fromEnv.server, { host: '127.0.0.1', cursorSecret: 'from the environment' });
+    assert.equal(fromEnv.options.logLevel, 'warn');
+    assert.equal(fromEnv.options.logFormat, 'pretty');
+    const flagged = readCommandLine('serve', ['--host', '::1', '--log-level=error', '--log-format', 'json', '--cursor-secret', 'from the command line'], env);
+    assert.deepEqual(flagged.server, { host: '::1', cursorSecret: 'from the command line' });
+    assert.equal(flagged.options.logLevel, 'error');
+    assert.equal(flagged.options.logFormat, 'json');
+    assert.equal(createServer({ ...flagged.server, handleSignals: false }).config.host, '::1');
+    for (const command of ['migrate', 'openapi'] as const) assert.throws(() => readCommandLine(command, ['--host', '::1'], {}), { name: 'UsageError', message: /unknown flag --host/ });
+  });
+
+  it('unreadable values of the new rows are refused naming the flag or variable; a secret is never repeated', () => {
+    const usageError = (message: string) => ({ name: 'UsageError', message });
+    assert.throws(() => readCommandLine('serve', ['--log-level', 'loud'], {}), usageError('mfx serve: flag --log-level="loud" must be one of debug, info, warn, error, silent'));
+    assert.throws(() => readCommandLine('serve', ['--log-format=xml'], {}), usageError('mfx serve: flag --log-format="xml" must be one of json, pretty'));
+    assert.throws(() => readCommandLine('serve', ['--host='], {}), usageError('mfx serve: flag --host="" must be a host name or an address such as 127.0.0.1 or ::'));
+    assert.throws(() => readCommandLine('serve', ['--cursor-secret', 'hunter2'], {}), usageError('mfx serve: flag --cursor-secret=*** must be at least 16 characters; use 32 random bytes, e.g. `openssl rand -base64 32`'));
+    assert.throws(() => readCommandLine('serve', [], { LOG_FORMAT: 'xml' }), { name: 'ConfigError', message: 'mfx: environment variable LOG_FORMAT="xml" must be one of json, pretty' });
+    assert.throws(() => readCommandLine('serve', [], { CURSOR_SECRET: 'hunter2' }), { name: 'ConfigError', message: 'mfx: environment variable CURSOR_SECRET=*** must be at least 16 characters; use 32 random bytes, e.g. `openssl rand -base64 32`' });
+  });
+
+  it('an argument that is not a flag is a usage error naming it and the usage; --help or -h anywhere wins', () => {
+    assert.throws(() => readCommandLine('migrate', ['--db', 'sqlite::memory:', 'extra'], {}), {
+      name: 'UsageError',
+      message: 'mfx migrate: unexpected argument "extra"; usage: mfx migrate [--manifest DIR] [--db URL] [--plan] [--strict]',
+    });
+    assert.throws(() => readCommandLine('openapi', ['-'], {}), { name: 'UsageError', message: /^mfx openapi: unexpected argument "-"; usage: mfx openapi / });
+    assert.throws(() => readCommandLine('serve', ['-p', '1'], {}), { name: 'UsageError', message: /^mfx serve: unknown flag -p \(known: --manifest, / });
+    for (const help of ['--help', '-h']) {
+      // Nothing else is read: not the unknown flag, not the argument, not the unreadable variable.
+      assert.deepEqual(readCommandLine('serve', ['--bogus', 'extra', '--port', help], { PORT: 'eighty' }), { server: {}, options: {}, help: true });
+    }
+  });
+
   it('writes the help text from the rows: every flag and variable with its doc line', () => {
     const text = usage('serve');
-    assert.match(text, /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]\n/);
+    assert.match(
+      text,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]\n/,
+    );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);
     assert.doesNotMatch(usage('openapi'), /environment|PORT/);
@@ -127,7 +173,7 @@ describe('the mfx commands read the table', () => {
 
   it('a flag the command does not read is refused in one line naming the known ones', () => {
     const run = spawnSync(process.execPath, [mfx, 'migrate', '--port', '1'], { cwd: root, encoding: 'utf8' });
-    assert.equal(run.status, 1);
+    assert.equal(run.status, 2);
     assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)\n');
   });
 });

@@ -13,6 +13,8 @@ export interface Analysis {
   models: ModelFacts[];
   /** Interfaces that extend Model without being models, and why. */
   nonModels: Map<string, string>;
+  /** The files read: the entries, the user files they import, the tsconfig.json (what a watcher watches). */
+  inputs: string[];
 }
 
 /**
@@ -42,7 +44,7 @@ export function analyze(input: ProjectInput, bag: DiagnosticBag): Analysis | und
       "Export interfaces that extend Model from '@mfx/runtime'",
     );
   }
-  return { models: found.models, nonModels: found.nonModels };
+  return { models: found.models, nonModels: found.nonModels, inputs: found.inputs };
 }
 
 function findModels(input: ProjectInput, bag: DiagnosticBag, scope: ResolutionScope) {
@@ -50,5 +52,6 @@ function findModels(input: ProjectInput, bag: DiagnosticBag, scope: ResolutionSc
   if (!opened) return undefined;
   const finder = new ModelFinder(new RuntimeTypes(), opened.project.getProgram(), bag);
   const found = finder.find(opened.scope);
-  return { ...found, unresolved: finder.sawUnresolved() };
+  const inputs = [...opened.scope.map((file) => file.getFilePath()), ...(opened.tsconfig ? [opened.tsconfig] : [])];
+  return { ...found, inputs, unresolved: finder.sawUnresolved() };
 }

@@ -30,6 +30,8 @@ export interface OpenProject {
   project: Project;
   /** The entry files and the user files they import (no declaration files, nothing from packages). */
   scope: SourceFile[];
+  /** The tsconfig.json the compiler options came from, if any. */
+  tsconfig?: string;
 }
 
 /** Used when no tsconfig is found: what a current Node + TypeScript project would set. */
@@ -72,8 +74,9 @@ export function openProject(input: ProjectInput, bag: DiagnosticBag, scope: Reso
   }
 
   let project: Project;
+  let tsconfig: string | undefined;
   try {
-    project = createProject(input, entries, scope);
+    ({ project, tsconfig } = createProject(input, entries, scope));
   } catch (error) {
     bag.error(undefined, `cannot read the TypeScript configuration: ${(error as Error).message}`);
     return undefined;
@@ -91,17 +94,17 @@ export function openProject(input: ProjectInput, bag: DiagnosticBag, scope: Reso
       bag.error(span, typescript.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     }
   }
-  return { project, scope: files };
+  return { project, scope: files, tsconfig };
 }
 
-function createProject(input: ProjectInput, entries: string[], scope: ResolutionScope): Project {
+function createProject(input: ProjectInput, entries: string[], scope: ResolutionScope): { project: Project; tsconfig?: string } {
   const forced: ts.CompilerOptions = scope === 'surface' ? { ...FORCED_OPTIONS, types: [] } : FORCED_OPTIONS;
   const shared: ProjectOptions = scope === 'surface' ? { resolutionHost: surfaceResolution } : {};
   if (input.compilerOptions) {
-    return new Project({ ...shared, compilerOptions: { ...input.compilerOptions, ...forced } });
+    return { project: new Project({ ...shared, compilerOptions: { ...input.compilerOptions, ...forced } }) };
   }
   const tsconfig = input.tsconfig ? resolve(input.tsconfig) : typescript.findConfigFile(dirname(entries[0]), typescript.sys.fileExists);
   if (input.tsconfig && !existsSync(tsconfig!)) throw new Error(`${tsconfig} does not exist`);
-  if (!tsconfig) return new Project({ ...shared, compilerOptions: { ...DEFAULT_OPTIONS, ...forced } });
-  return new Project({ ...shared, tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: forced });
+  if (!tsconfig) return { project: new Project({ ...shared, compilerOptions: { ...DEFAULT_OPTIONS, ...forced } }) };
+  return { project: new Project({ ...shared, tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: forced }), tsconfig };
 }

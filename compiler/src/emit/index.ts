@@ -1,7 +1,7 @@
 /**
  * The emit phase: model IR in, the files of the manifest directory out.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Manifest } from '@mfx/runtime/manifest';
 import type { ModelIR } from '../ir/model.js';
@@ -36,11 +36,18 @@ export function emit(models: ModelIR[], outDir: string, compiler: CompilerInfo, 
   return { manifest, files: { [MANIFEST_FILE]: serializeManifest(manifest), [VALIDATORS_FILE]: validators } };
 }
 
-/** Write the files, leaving unchanged ones untouched (watchers see no spurious change). */
+/**
+ * Write the files, leaving unchanged ones untouched (watchers see no
+ * spurious change). Each file is written beside its place and renamed into
+ * it, manifest.json last: a reader (`mfx serve --watch`) never sees half a
+ * file, and once manifest.json changes the rest of its build is in place.
+ */
 export function writeFiles(outDir: string, files: Record<string, string>): string[] {
   mkdirSync(outDir, { recursive: true });
   const written: string[] = [];
-  for (const [name, content] of Object.entries(files)) {
+  const names = Object.keys(files).sort((a, b) => Number(a === MANIFEST_FILE) - Number(b === MANIFEST_FILE));
+  for (const name of names) {
+    const content = files[name];
     const path = join(outDir, name);
     let current: string | undefined;
     try {
@@ -48,7 +55,11 @@ export function writeFiles(outDir: string, files: Record<string, string>): strin
     } catch {
       current = undefined;
     }
-    if (current !== content) writeFileSync(path, content);
+    if (current !== content) {
+      const temporary = `${path}.${process.pid}.tmp`;
+      writeFileSync(temporary, content);
+      renameSync(temporary, path);
+    }
     written.push(path);
   }
   return written;

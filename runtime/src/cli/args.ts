@@ -5,7 +5,8 @@
  * text is written from the same rows.
  */
 import type { ServerConfig } from '../config/config.js';
-import { type EnvConfig, loadEnv } from '../config/env.js';
+import { type EnvConfig, loadEnv, readVariable } from '../config/env.js';
+import { shown } from '../config/readers.js';
 import { type Command, type CommandOptions, type Setting, settingRows } from '../config/settings.js';
 
 /** What each command does. */
@@ -37,30 +38,42 @@ const rowsOf = (command: Command): Row[] => settingRows.filter(([, setting]) => 
 const flagsOf = (command: Command) => rowsOf(command).flatMap(({ key, setting }) => (setting.flag ? [{ key, setting, flag: setting.flag }] : []));
 
 /**
+ * A mistake on the command line (an unknown flag, a missing or unreadable
+ * value, an argument the command does not take): the command prints its one
+ * line and exits 2, as usage errors do.
+ */
+export class UsageError extends Error {
+  constructor(command: Command, message: string) {
+    super(`mfx ${command}: ${message}`);
+    this.name = 'UsageError';
+  }
+}
+
+const isHelp = (arg: string) => arg === '--help' || arg === '-h';
+
+/**
  * Reads a command's flags (`--name VALUE`, `--name=VALUE`, `--switch`) and
  * the variables of its settings (a command with none, like openapi, does
- * not read the environment). Unknown flags and unreadable values are errors
- * naming them.
+ * not read the environment). `--help` or `-h` anywhere wins: nothing else
+ * is read. Unknown flags, unreadable values and arguments that are not
+ * flags are UsageErrors naming them; an unreadable variable is a
+ * ConfigError naming it.
  *
  * @example
  * readCommandLine('serve', ['--port', '0', '--no-docs']); // { server: { port: 0 }, options: { docs: false, manifest: '.mfx', ... }, help: false }
  */
 export function readCommandLine(command: Command, argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CommandLine {
+  if (argv.some(isHelp)) return { server: {}, options: {} as CommandOptions, help: true };
   const known = flagsOf(command);
-  const fail = (message: string) => new Error(`mfx ${command}: ${message}`);
+  const fail = (message: string) => new UsageError(command, message);
   const given = new Map<string, unknown>();
-  let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      help = true;
-      continue;
-    }
-    if (!arg.startsWith('--')) continue;
+    if (!arg.startsWith('-') || arg === '-') throw fail(`unexpected argument "${arg}"; usage: mfx ${command} ${synopsis(command)}`);
     const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    const row = known.find((r) => r.flag.name === name);
-    if (!row) throw fail(`unknown flag --${name} (known: ${known.map((r) => `--${r.flag.name}`).join(', ')})`);
+    const name = eq === -1 ? arg.replace(/^--?/, '') : arg.slice(2, eq);
+    const row = arg.startsWith('--') ? known.find((r) => r.flag.name === name) : undefined;
+    if (!row) throw fail(`unknown flag ${eq === -1 ? arg : arg.slice(0, eq)} (known: ${known.map((r) => `--${r.flag.name}`).join(', ')})`);
     if (!row.flag.read) {
       if (eq !== -1) throw fail(`--${name} takes no value`);
       given.set(row.key, row.flag.switchTo);
@@ -73,25 +86,49 @@ export function readCommandLine(command: Command, argv: readonly string[], env: 
     try {
       given.set(row.key, row.flag.read(raw));
     } catch (error) {
-      throw fail(`flag --${name}="${raw}" ${(error as Error).message}`);
+      throw fail(`flag --${name}=${shown(row.flag.read, raw)} ${(error as Error).message}`);
     }
   }
-  if (help) return { server: {}, options: {} as CommandOptions, help };
 
   const rows = rowsOf(command);
+  // A command that reads the environment refuses any unreadable variable of the spec's, as loadEnv does.
   const fromEnv: EnvConfig = rows.some((r) => r.setting.env) ? loadEnv('', env) : {};
   const server: Record<string, unknown> = {};
   const options: Record<string, unknown> = {};
   for (const { key, setting } of rows) {
-    const variable = setting.env ? fromEnv[setting.env.as] : undefined;
-    const value = given.has(key) ? given.get(key) : variable !== undefined ? setting.env!.toSetting(variable) : undefined;
+    const binding = setting.env;
+    const variable = !binding ? undefined : binding.as ? fromEnv[binding.as] : readVariable(binding, env);
+    const value = given.has(key) ? given.get(key) : variable !== undefined ? binding!.toSetting(variable) : undefined;
     if (setting.scope === 'server') {
       if (value !== undefined) server[key] = value;
     } else {
       options[key] = value ?? setting.default;
     }
   }
-  return { server: server as Partial<ServerConfig>, options: options as unknown as CommandOptions, help };
+  return { server: server as Partial<ServerConfig>, options: options as unknown as CommandOptions, help: false };
+}
+
+/**
+ * The command line of a command, or its exit code when there is nothing to
+ * run: 0 once `--help` printed the usage on stdout, 2 once a UsageError was
+ * printed on stderr (one line). A bad environment variable still throws.
+ *
+ * @example
+ * const line = commandLine('migrate', argv);
+ * if (typeof line === 'number') return line;
+ */
+export function commandLine(command: Command, argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Omit<CommandLine, 'help'> | number {
+  let line: CommandLine;
+  try {
+    line = readCommandLine(command, argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
+  if (!line.help) return line;
+  process.stdout.write(usage(command));
+  return 0;
 }
 
 /**

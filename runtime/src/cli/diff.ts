@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { MANIFEST_FORMAT, type Manifest } from '../manifest/types.js';
 import { diffManifests, type ManifestChange } from '../migrate/manifest-diff.js';
 import { readCommandLine, usage } from './args.js';
+import { endOnClosedPipe } from './process.js';
 
 /** A mistake in how the command was called: exit 2 with usage. */
 class UsageError extends Error {}
@@ -19,6 +20,7 @@ class UsageError extends Error {}
  * await main(['old/.mfx', '.mfx']); // prints the report, resolves to 0 or 1
  */
 export async function main(argv: string[]): Promise<number> {
+  endOnClosedPipe();
   let manifests: [Manifest, Manifest];
   let json: boolean;
   try {

@@ -3,6 +3,8 @@
  * (shipped by @mfx/compiler). Each command loads only when it runs.
  */
 export { commandSummaries, readCommandLine } from './args.js';
+// What the mfx commands share with those of other packages (`mfx build --watch` in @mfx/compiler).
+export { endOnClosedPipe, type FileWatcher, untilSignal, type WatchOptions, watchFiles } from './process.js';
 export type { Command } from '../config/settings.js';
 import type { Command } from '../config/settings.js';
 

@@ -5,7 +5,8 @@ import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
 import { type DriftFinding, findingText, MigrationRefused } from '../migrate/findings.js';
 import type { MigrationReport } from '../migrate/migrate.js';
-import { readCommandLine, usage } from './args.js';
+import { commandLine } from './args.js';
+import { endOnClosedPipe } from './process.js';
 
 /**
  * `mfx migrate [--manifest DIR] [--db URL] [--plan] [--strict]`: migrate,
@@ -14,11 +15,10 @@ import { readCommandLine, usage } from './args.js';
  * refuses (exit 1, nothing run) while drift would break requests.
  */
 export async function main(argv: string[]): Promise<number> {
-  const { options, help } = readCommandLine('migrate', argv);
-  if (help) {
-    process.stdout.write(usage('migrate'));
-    return 0;
-  }
+  endOnClosedPipe();
+  const line = commandLine('migrate', argv);
+  if (typeof line === 'number') return line;
+  const { options } = line;
   const app = createServer({ logger: silentLogger, handleSignals: false });
   const loaded = loadManifest(options.manifest);
   app.register(loaded);

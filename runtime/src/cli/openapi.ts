@@ -4,7 +4,8 @@ import { createServer } from '../app.js';
 import { openSqlite } from '../db/sqlite.js';
 import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
-import { readCommandLine, usage } from './args.js';
+import { commandLine } from './args.js';
+import { endOnClosedPipe } from './process.js';
 import type { AppModule } from './serve.js';
 
 /**
@@ -16,11 +17,10 @@ import type { AppModule } from './serve.js';
  * is never migrated or written.
  */
 export async function main(argv: string[]): Promise<number> {
-  const { server, options, help } = readCommandLine('openapi', argv);
-  if (help) {
-    process.stdout.write(usage('openapi'));
-    return 0;
-  }
+  endOnClosedPipe();
+  const line = commandLine('openapi', argv);
+  if (typeof line === 'number') return line;
+  const { server, options } = line;
   const app = createServer({ ...server, documentation: { public: true }, logger: silentLogger, handleSignals: false });
   const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
   app.register(loadManifest(options.manifest), module.overrides);

@@ -1,10 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer, type App } from '../app.js';
-import { openDatabase } from '../db/open.js';
-import { loadManifest } from '../manifest/load.js';
-import type { ModelOverrides } from '../registry/registry.js';
-import { readCommandLine, usage } from './args.js';
+import type { ServerConfig } from '../config/config.js';
+import type { Adapter } from '../db/adapter.js';
+import { openDatabase, shownDatabaseUrl } from '../db/open.js';
+import { defaultLogger } from '../log/logger.js';
+import { type LoadedManifest, loadManifest } from '../manifest/load.js';
+import type { ModelOverrides, Registry } from '../registry/registry.js';
+import { commandLine } from './args.js';
+import { endOnClosedPipe } from './process.js';
+import { reloadOnChange, sharedDatabase } from './reload.js';
 
 /** What a `--app` module may export. */
 export interface AppModule {
@@ -15,35 +21,76 @@ export interface AppModule {
 }
 
 /**
- * `mfx serve [--manifest DIR] [--db URL] [--port N] [--prefix /api] [--app FILE.ts] [--no-docs] [--production]`
+ * `mfx serve [--manifest DIR] [--db URL] [--port N] [--host ADDR] [--log-level LEVEL] [--log-format json|pretty] [--cursor-secret SECRET] [--watch] ...`
  *
- * Flags win over the environment (PORT, DB_WRITE_URL, DB_READ_URL, ...),
+ * Flags win over the environment (PORT, DB_WRITE_URL, HOST, LOG_LEVEL, ...),
  * which wins over the defaults; all of them come from the settings table.
+ * Prints the listening URL and the database; with `--watch`, serves each new
+ * manifest on the same port (see reload.ts).
  */
 export async function main(argv: string[]): Promise<number> {
-  const { server, options, help } = readCommandLine('serve', argv);
-  if (help) {
-    process.stdout.write(usage('serve'));
-    return 0;
-  }
-  const app = createServer({ ...server, documentation: options.docs ? { public: true } : undefined });
+  // Until the server starts, a reader that went away (`mfx serve --help | head -1`) just ends the command.
+  let onClosedPipe: () => void = () => process.exit(0);
+  endOnClosedPipe(() => onClosedPipe());
+  const line = commandLine('serve', argv);
+  if (typeof line === 'number') return line;
+  const { server, options } = line;
 
+  let app: App | null = null;
+  let startup: Promise<unknown> | null = null;
+  // A reader of the output that went away (`mfx serve | head -1`) stops the server as SIGTERM would, quietly
+  // (once it has started: a start cut short would leave its migration half way).
+  let ending = false;
+  const endQuietly = () => {
+    if (ending) return;
+    ending = true;
+    void Promise.resolve(startup)
+      .catch(() => {})
+      .then(() => app?.stop())
+      .finally(() => process.exit(0));
+  };
+  const logger = defaultLogger(undefined, { level: options.logLevel, format: options.logFormat, onClosed: endQuietly });
+  onClosedPipe = () => {
+    logger.outputClosed();
+    endQuietly();
+  };
+  const config: ServerConfig = {
+    ...server,
+    logger,
+    // The apps of a --watch session share one secret, so a cursor stays valid across reloads.
+    cursorSecret: server.cursorSecret ?? (options.watch ? randomBytes(32).toString('base64url') : undefined),
+    documentation: options.docs ? { public: true } : undefined,
+  };
   const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
-  app.register(loadManifest(options.manifest), module.overrides);
-  await module.default?.(app);
 
-  const adapter = openDatabase(options.dbWriteUrl, app.registry, options.dbReadUrl);
-  app.setDB(adapter);
-  // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
-  if (options.production) app.validateProduction();
+  /** An app for a manifest: models, the --app module's hooks, the database, the production check. */
+  const assemble = async (loaded: LoadedManifest, database: (registry: Registry) => Adapter): Promise<App> => {
+    const next = createServer(config);
+    next.register(loaded, module.overrides);
+    await module.default?.(next);
+    next.setDB(database(next.registry));
+    // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
+    if (options.production) next.validateProduction();
+    return next;
+  };
+
+  const first = loadManifest(options.manifest);
+  const started = await assemble(first, (registry) => openDatabase(options.dbWriteUrl, registry, options.dbReadUrl));
+  app = started;
+  startup = started.start();
   let listening: string;
   try {
-    ({ url: listening } = await app.start());
+    ({ url: listening } = (await startup) as { url: string });
   } catch (error) {
     // A refused start (strictMigrations, say) leaves no pool open to keep the process alive.
-    await adapter.close();
+    await started.db.close();
     throw error;
   }
-  process.stdout.write(`mfx serving ${listening}\n`);
+  const database = [shownDatabaseUrl(options.dbWriteUrl), ...(options.dbReadUrl ? [`reads ${shownDatabaseUrl(options.dbReadUrl)}`] : [])].join(', ');
+  process.stdout.write(`mfx serving ${listening} (database ${database})\n`);
+  if (options.watch) {
+    reloadOnChange(started, options.manifest, first, (loaded) => assemble(loaded, (registry) => sharedDatabase(started.db, registry)));
+    started.log.info({ manifest: resolve(options.manifest) }, 'watching the manifest for changes');
+  }
   return new Promise<number>(() => {});
 }

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors/api-error.js';
 import type { ServerConfig } from './config.js';
-import { settingRows } from './settings.js';
+import { shown } from './readers.js';
+import { type EnvBinding, settingRows } from './settings.js';
 
 /** What the environment can set; everything else is configured in code. */
 export interface EnvConfig {
@@ -14,15 +15,36 @@ export interface EnvConfig {
   strictMigrations?: boolean;
 }
 
-/** The settings the environment can set, from the settings table. */
-const bound = settingRows.flatMap(([key, setting]) => (setting.env ? [{ key, scope: setting.scope, env: setting.env }] : []));
+/** The settings `loadEnv` reads: the spec's variables, those bound to an EnvConfig field. */
+const bound = settingRows.flatMap(([key, setting]) => (setting.env?.as ? [{ key, scope: setting.scope, env: setting.env, as: setting.env.as }] : []));
 
 /**
- * Reads exactly the variables of the settings table (PORT, DB_WRITE_URL,
- * DB_READ_URL, QUERY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_S, SERVICE_NAME,
- * HEALTH_CHECK_DB and STRICT_MIGRATIONS), each optionally behind `<PREFIX>_`. Unset (or empty)
+ * The value of one variable of the settings table, in the variable's own
+ * unit: undefined when unset or empty, a ConfigError naming the variable
+ * when set but unreadable.
+ *
+ * @example
+ * readVariable(settings.port.env, process.env); // 8080 when PORT=8080
+ */
+export function readVariable(binding: EnvBinding, env: NodeJS.ProcessEnv, prefix = ''): unknown {
+  const variable = prefix ? `${prefix}_${binding.name}` : binding.name;
+  const raw = env[variable];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return binding.read(raw);
+  } catch (error) {
+    throw new ConfigError(`environment variable ${variable}=${shown(binding.read, raw)} ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Reads exactly the variables bound to an EnvConfig field (the spec's PORT,
+ * DB_WRITE_URL, DB_READ_URL, QUERY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_S,
+ * SERVICE_NAME and HEALTH_CHECK_DB, and STRICT_MIGRATIONS), each optionally
+ * behind `<PREFIX>_`. Unset (or empty)
  * variables stay undefined so defaults apply; a set but unreadable one is an
- * error naming it.
+ * error naming it. The variables only the mfx commands read (HOST,
+ * LOG_LEVEL, ...) are not among them.
  *
  * @example
  * const env = loadEnv('BLOG'); // reads BLOG_PORT, BLOG_DB_WRITE_URL, ...
@@ -30,15 +52,9 @@ const bound = settingRows.flatMap(([key, setting]) => (setting.env ? [{ key, sco
  */
 export function loadEnv(prefix = '', env: NodeJS.ProcessEnv = process.env): EnvConfig {
   const out: Record<string, unknown> = {};
-  for (const { env: binding } of bound) {
-    const variable = prefix ? `${prefix}_${binding.name}` : binding.name;
-    const raw = env[variable];
-    if (raw === undefined || raw === '') continue;
-    try {
-      out[binding.as] = binding.read(raw);
-    } catch (error) {
-      throw new ConfigError(`environment variable ${variable}="${raw}" ${(error as Error).message}`);
-    }
+  for (const { env: binding, as } of bound) {
+    const value = readVariable(binding, env, prefix);
+    if (value !== undefined) out[as] = value;
   }
   return out as EnvConfig;
 }
@@ -52,8 +68,8 @@ export function loadEnv(prefix = '', env: NodeJS.ProcessEnv = process.env): EnvC
  */
 export function envToConfig(env: EnvConfig): Partial<ServerConfig> {
   const out: Record<string, unknown> = {};
-  for (const { key, scope, env: binding } of bound) {
-    const value = env[binding.as];
+  for (const { key, scope, env: binding, as } of bound) {
+    const value = env[as];
     if (scope === 'server' && value !== undefined) out[key] = binding.toSetting(value);
   }
   return out as Partial<ServerConfig>;

@@ -7,8 +7,21 @@
  */
 import { ConfigError } from '../errors/api-error.js';
 
-/** Reads one setting from text; throws an Error saying what the text must be. */
-export type Reader<T> = (raw: string) => T;
+/**
+ * Reads one setting from text; throws an Error saying what the text must be.
+ * `secret` marks text that messages must not repeat (they show `***`).
+ */
+export type Reader<T> = ((raw: string) => T) & { secret?: true };
+
+/**
+ * The text as a message about it may show it: quoted, or `***` for a secret.
+ *
+ * @example
+ * `flag --port=${shown(reader, raw)} ${error.message}`; // flag --port="eighty" must be ...
+ */
+export function shown(read: Reader<unknown>, raw: string): string {
+  return read.secret ? '***' : `"${raw}"`;
+}
 
 /** A duration: milliseconds as a number, or a string such as `250ms`, `5s`, `2m`. */
 export type Duration = number | string;
@@ -28,6 +41,41 @@ export function integer(min: number, max: number): Reader<number> {
     return value;
   };
 }
+
+/**
+ * One of a few words, compared without case.
+ *
+ * @example
+ * oneOf(['json', 'pretty'] as const)('Pretty'); // 'pretty'
+ */
+export function oneOf<T extends string>(words: readonly T[]): Reader<T> {
+  return (raw) => {
+    const value = raw.trim().toLowerCase();
+    if (!(words as readonly string[]).includes(value)) throw new Error(`must be one of ${words.join(', ')}`);
+    return value as T;
+  };
+}
+
+/**
+ * A secret of at least `min` characters (a short one is guessable).
+ *
+ * @example
+ * secret(16)(process.env.CURSOR_SECRET!);
+ */
+export function secret(min: number): Reader<string> {
+  const read = (raw: string) => {
+    if (raw.length < min) throw new Error(`must be at least ${min} characters; use 32 random bytes, e.g. \`openssl rand -base64 32\``);
+    return raw;
+  };
+  return Object.assign(read, { secret: true as const });
+}
+
+/** A host name or address to listen on. */
+export const host: Reader<string> = (raw) => {
+  const value = raw.trim();
+  if (value === '' || /\s/.test(value)) throw new Error('must be a host name or an address such as 127.0.0.1 or ::');
+  return value;
+};
 
 export const boolean: Reader<boolean> = (raw) => {
   const value = raw.trim().toLowerCase();

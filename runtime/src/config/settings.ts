@@ -9,7 +9,7 @@
 import { ConfigError } from '../errors/api-error.js';
 import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
-import { boolean, integer, normalisePrefix, type Reader, text } from './readers.js';
+import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
 
 export type Command = 'serve' | 'migrate' | 'openapi' | 'diff';
 
@@ -24,14 +24,28 @@ export interface CommandOptions {
   plan: boolean;
   strict: boolean;
   json: boolean;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+  watch: boolean;
 }
+
+/** The levels `--log-level` takes, quietest last. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `json`: one JSON object a line (production); `pretty`: one human-readable line (development). */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Where a setting is read from the environment. */
 export interface EnvBinding {
   /** The variable; `<PREFIX>_<name>` under a prefix. */
   name: string;
-  /** Its field in `loadEnv`'s result, in the variable's own unit. */
-  as: keyof EnvConfig;
+  /**
+   * Its field in `loadEnv`'s result, in the variable's own unit: the spec's
+   * variables. Absent for the variables only the mfx commands read (the
+   * spec fixes the list `loadEnv` reads).
+   */
+  as?: keyof EnvConfig;
   read: Reader<unknown>;
   /** The setting's value from the variable's (seconds to milliseconds, say). */
   toSetting(value: unknown): unknown;
@@ -74,6 +88,11 @@ function env<A extends keyof EnvConfig, T = NonNullable<EnvConfig[A]>>(
   toSetting: (value: NonNullable<EnvConfig[A]>) => T = (value) => value as unknown as T,
 ): EnvBinding {
   return { name, as, read, toSetting: toSetting as (value: unknown) => unknown };
+}
+
+/** Binds a variable only the mfx commands read (not `loadEnv`: the spec fixes its list); its value is the setting's. */
+function commandEnv<T>(name: string, read: Reader<T>): EnvBinding {
+  return { name, read, toSetting: (value) => value };
 }
 
 /** A flag that takes a value. */
@@ -130,6 +149,44 @@ export const settings = {
     env: env('PORT', 'port', integer(PORTS.min, PORTS.max)),
     flag: option('port', 'N', integer(PORTS.min, PORTS.max)),
   },
+  // mfx serve's listener, logging, cursors and reloading (issue 15).
+  host: {
+    scope: 'server',
+    doc: 'listen address or host name; unset listens on all interfaces',
+    commands: ['serve'],
+    env: commandEnv('HOST', host),
+    flag: option('host', 'ADDR', host),
+  },
+  logLevel: {
+    scope: 'command',
+    doc: `the quietest lines logged: ${LOG_LEVELS.join(', ')}`,
+    default: 'info',
+    commands: ['serve'],
+    env: commandEnv('LOG_LEVEL', oneOf(LOG_LEVELS)),
+    flag: option('log-level', 'LEVEL', oneOf(LOG_LEVELS)),
+  },
+  logFormat: {
+    scope: 'command',
+    doc: 'log lines as json (one object a line) or pretty (readable, for development)',
+    default: 'json',
+    commands: ['serve'],
+    env: commandEnv('LOG_FORMAT', oneOf(LOG_FORMATS)),
+    flag: option('log-format', 'json|pretty', oneOf(LOG_FORMATS)),
+  },
+  cursorSecret: {
+    scope: 'server',
+    doc: 'secret (16+ characters) that signs keyset cursors, the same on every replica; unset is random per process. Prefer the variable: flags show in ps',
+    commands: ['serve'],
+    env: commandEnv('CURSOR_SECRET', secret(16)),
+    flag: option('cursor-secret', 'SECRET', secret(16)),
+  },
+  watch: {
+    scope: 'command',
+    doc: 'reload when the manifest changes: migrate, then serve the new models on the same port',
+    default: false,
+    commands: ['serve'],
+    flag: toggle('watch', true),
+  },
   pathPrefix: {
     scope: 'server',
     doc: 'prefix of every route',
@@ -179,7 +236,6 @@ export const settings = {
     commands: ['diff'],
     flag: toggle('json', true),
   },
-  host: { scope: 'server', doc: 'listen host (default all interfaces)' },
   documentation: { scope: 'server', doc: 'publishes /openapi.json when set (public, or guarded by auth hooks), and with public the page /docs (unless page: false); unset mounts no spec route' },
   serviceName: {
     scope: 'server',
@@ -239,7 +295,6 @@ export const settings = {
   },
   staticDir: { scope: 'server', doc: 'static files served outside the path prefix' },
   bodyLimit: { scope: 'server', doc: 'JSON body limit in bytes', default: 4 * 1024 * 1024 },
-  cursorSecret: { scope: 'server', doc: 'secret that signs keyset cursors (default random per process)' },
   handleSignals: { scope: 'server', doc: 'stop gracefully on SIGTERM and SIGINT', default: true },
 } satisfies Rows<ServerConfig, 'server'> & Rows<CommandOptions, 'command'>;
 

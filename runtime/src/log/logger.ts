@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { prettyDestination } from './pretty.js';
 
 /** The logging surface mfx uses; pino loggers satisfy it as they are. */
 export interface Logger {
@@ -8,19 +9,52 @@ export interface Logger {
   error(fields: object, message?: string): void;
 }
 
+export interface LogOptions {
+  /** The quietest lines written (default `info`); `silent` writes none. */
+  level?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** `json` (default): one JSON object a line; `pretty`: one readable line (see log/pretty.ts). */
+  format?: 'json' | 'pretty';
+  /** Called once when stdout's reader has gone (EPIPE, or `outputClosed()` from whoever saw it first); the lines after it are dropped. */
+  onClosed?: () => void;
+}
+
 /**
- * One JSON object a line on stdout, with the service name when one is set.
- * Lines are buffered and written asynchronously (a synchronous write per
- * request line costs more than the request itself), at the latest every
- * 250 ms; `flush()` and process exit write what is left.
+ * One JSON object a line on stdout (or a readable line with `format:
+ * 'pretty'`), with the service name when one is set. Lines are buffered and
+ * written asynchronously (a synchronous write per request line costs more
+ * than the request itself), at the latest every 250 ms; `flush()` and
+ * process exit write what is left.
+ *
+ * @example
+ * const logger = defaultLogger(undefined, { level: 'warn', format: 'pretty' });
  */
-export function defaultLogger(serviceName?: string): Logger & { flush(): void } {
+export function defaultLogger(serviceName?: string, options: LogOptions = {}): Logger & { flush(): void; settle(): Promise<void>; outputClosed(): void } {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  // Once stdout's reader has gone, lines are dropped (pino does that itself after an EPIPE) and never
+  // flushed synchronously: sonic-boom's flushSync retries a write that fails with EPIPE forever.
+  let closed = false;
+  const closedBy = (error: NodeJS.ErrnoException) => {
+    if (closed || error.code !== 'EPIPE') return;
+    closed = true;
+    options.onClosed?.();
+  };
+  destination.on('error', closedBy);
+  // Another writer saw the EPIPE first (process.stdout): pino is told as if its own write had failed,
+  // so it drops its lines, and its exit handler does not flush them synchronously either.
+  const outputClosed = () => {
+    if (!closed) destination.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+  };
+  const flush = () => {
+    if (!closed) destination.flushSync();
+  };
+  // Written without blocking; a write that finds the reader gone ends it (flushSync would retry it forever).
+  const settle = () => (closed ? Promise.resolve() : new Promise<void>((resolve) => destination.flush(() => resolve())));
   // A quiet server still shows its lines within a quarter second.
   setInterval(() => destination.flush(), 250).unref();
-  process.once('exit', () => destination.flushSync());
-  const logger = pino({ base: serviceName ? { service: serviceName } : {} }, destination);
-  return Object.assign(logger, { flush: () => destination.flushSync() });
+  process.once('exit', flush);
+  const settings = { base: serviceName ? { service: serviceName } : {}, level: options.level ?? 'info' };
+  const logger = options.format === 'pretty' ? pino(settings, prettyDestination(destination)) : pino(settings, destination);
+  return Object.assign(logger, { flush, settle, outputClosed });
 }
 
 /** Writes buffered lines now, when the logger buffers (pino does). */
@@ -29,6 +63,23 @@ export function flushLogger(logger: Logger): void {
     (logger as Partial<{ flush(): void }>).flush?.();
   } catch {
     // A logger that cannot flush (closed stream) must not break shutdown.
+  }
+}
+
+/**
+ * Writes buffered lines before the process ends: without blocking when the
+ * logger can (`defaultLogger`'s `settle`), else as flushLogger does.
+ *
+ * @example
+ * await settleLogger(app.log);
+ */
+export async function settleLogger(logger: Logger): Promise<void> {
+  const settling = (logger as Partial<{ settle(): Promise<void> }>).settle;
+  if (!settling) return flushLogger(logger);
+  try {
+    await settling.call(logger);
+  } catch {
+    // A logger that cannot write any more must not break shutdown.
   }
 }
 
