@@ -79,6 +79,8 @@ export function packageJson(name, db) {
       'ts-patch': thirdParty['ts-patch'],
       typescript: thirdParty.typescript,
     },
+    // npm 11 asks which install scripts may run: the SQLite addon's download (or build), and esbuild's (tsx, for `npm run dev`).
+    allowScripts: db === 'sqlite' ? { 'better-sqlite3': true, esbuild: true } : { esbuild: true },
   };
 }
 
