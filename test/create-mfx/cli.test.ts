@@ -2,7 +2,7 @@
 // for each database, and what it refuses (with nothing written).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -168,6 +168,40 @@ describe('create-mfx', () => {
     assert.equal(run.code, 1);
     assert.equal(run.stderr, 'create-mfx: app exists and is not a directory\n');
     assert.deepEqual(tree(cwd), ['app']);
+  });
+
+  /** A stand-in for a package manager on PATH that records where and how it ran, and exits with `code`. */
+  function fakeManager(name: string, code: number): { path: string; calls: () => string[] } {
+    const dir = join(cwd, '.bin');
+    mkdirSync(dir, { recursive: true });
+    const log = join(cwd, `${name}.log`);
+    writeFileSync(join(dir, name), `#!/bin/sh\necho "$PWD $*" >> "${log}"\nexit ${code}\n`, { mode: 0o755 });
+    return { path: `${dir}:${process.env.PATH}`, calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) };
+  }
+
+  it('installs the dependencies with npm unless --no-install', () => {
+    const npm = fakeManager('npm', 0);
+    const run = create(cwd, ['my-app'], { PATH: npm.path });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(npm.calls(), [`${join(cwd, 'my-app')} install`]);
+    assert.match(run.stdout, /Installing dependencies with npm install…/);
+    assert.match(run.stdout, /Next:\n {2}cd my-app\n {2}npm run dev\n/);
+  });
+
+  it('installs with the package manager that ran it (pnpm create mfx)', () => {
+    const pnpm = fakeManager('pnpm', 0);
+    const run = create(cwd, ['my-app'], { PATH: pnpm.path, npm_config_user_agent: 'pnpm/9.1.0 npm/? node/v20.20.2 linux x64' });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(pnpm.calls(), [`${join(cwd, 'my-app')} install`]);
+    assert.match(run.stdout, /Next:\n {2}cd my-app\n {2}pnpm dev\n/);
+  });
+
+  it('keeps the files and exits 1 when the install fails', () => {
+    const npm = fakeManager('npm', 1);
+    const run = create(cwd, ['my-app'], { PATH: npm.path });
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, 'create-mfx: npm install failed in my-app; the files are written, fix the cause and run it again\n');
+    assert.deepEqual(tree(join(cwd, 'my-app')), FILES);
   });
 
   for (const flag of ['--help', '-h']) {
