@@ -85,7 +85,7 @@ describe('create-mfx', () => {
     const dir = join(cwd, 'shop');
     assert.deepEqual(tree(dir), FILES);
     const pkg = readJson(join(dir, 'package.json'));
-    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['@mfx/runtime', 'pg']);
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['@mfx/runtime', 'pg', 'pg-cursor']);
     assert.equal(JSON.stringify(pkg).includes('sqlite'), false);
     const database = readFileSync(join(dir, 'src/database.ts'), 'utf8');
     assert.match(database, /openPostgres/);
@@ -115,6 +115,7 @@ describe('create-mfx', () => {
     assert.equal(sqliteApp.devDependencies['@mfx/compiler'], `^${compilerPkg.version}`);
     assert.equal(sqliteApp.dependencies['better-sqlite3'], runtimeRange('better-sqlite3'));
     assert.equal(pgApp.dependencies.pg, runtimeRange('pg'));
+    assert.equal(pgApp.dependencies['pg-cursor'], runtimeRange('pg-cursor'));
     for (const name of ['typescript', 'ts-patch', '@types/node']) assert.equal(sqliteApp.devDependencies[name], rootPkg.devDependencies[name], name);
     const own = readJson(join(root, 'packages/create-mfx/package.json'));
     assert.equal(own.version, runtimePkg.version, 'create-mfx is released with the mfx packages');

@@ -2,48 +2,59 @@
 // resolve to the workspace's own, tsx loads its TypeScript): its files
 // type-check under its own tsconfig, and on SQLite and PostgreSQL its own test
 // and seed script pass and the typed client works against its server.
-// packed-install.test.ts does it from packed tarballs, outside the repository.
+// test/packaging/scaffolded-install.test.ts does it from packed tarballs, outside the repository.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from '@mfx/compiler';
 import ts from 'typescript';
 import { eachBackend } from '../support/suite.js';
-import { appDatabase, checkClientTypes, childEnv, createMfxBin, devApiKey, root, run, startApp } from './support.js';
+import { appDatabase, checkClientTypes, childEnv, createMfxBin, devApiKey, root, run, SOURCE_FLAGS, SOURCE_OPTIONS, startApp } from './support.js';
 import { walkthrough } from './typed-client/app-client.js';
 
-// Inside the repository, so `@mfx/runtime` and tsx resolve from its node_modules; /tmp/ is ignored by git.
-const workDir = join(root, 'tmp');
+/** The project's tsconfig (its options, resolving `@mfx/runtime` to this workspace's sources, and its files). */
+function projectConfig(dir: string): { options: ts.CompilerOptions; fileNames: string[] } {
+  const config = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  assert.ok(config);
+  assert.deepEqual(config.errors, []);
+  return { options: { ...config.options, ...SOURCE_OPTIONS }, fileNames: config.fileNames };
+}
 
-/** Writes a project with create-mfx and compiles its models; returns its directory. */
+/**
+ * Writes a project with create-mfx into a temporary directory whose
+ * node_modules is this repository's (so the workspace's @mfx packages and tsx
+ * resolve), and compiles its models; returns its directory.
+ */
 async function scaffold(db: 'sqlite' | 'postgres'): Promise<string> {
-  mkdirSync(workDir, { recursive: true });
-  const name = `scaffold-${db}-${process.pid}-${Date.now().toString(36)}`;
-  const created = spawnSync(process.execPath, [createMfxBin, name, '--db', db, '--no-install'], { cwd: workDir, encoding: 'utf8' });
+  const parent = mkdtempSync(join(tmpdir(), 'mfx-scaffold-'));
+  const created = spawnSync(process.execPath, [createMfxBin, 'app', '--db', db, '--no-install'], { cwd: parent, encoding: 'utf8' });
   assert.equal(created.status, 0, created.stderr);
-  const dir = join(workDir, name);
-  const result = await build({ entries: [join(dir, 'src/models.ts')], outDir: join(dir, '.mfx'), cwd: dir });
+  const dir = join(parent, 'app');
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const result = await build({ entries: [join(dir, 'src/models.ts')], outDir: join(dir, '.mfx'), cwd: dir, compilerOptions: projectConfig(dir).options });
   assert.deepEqual(result.diagnostics, []);
   return dir;
 }
 
-const tsx = (dir: string, args: string[], env: NodeJS.ProcessEnv) => run(process.execPath, ['--import', 'tsx', ...args], { cwd: dir, env: childEnv(env) });
+const removeScaffold = (dir: string) => dir && rmSync(join(dir, '..'), { recursive: true, force: true });
+
+const tsx = (dir: string, args: string[], env: NodeJS.ProcessEnv) => run(process.execPath, [...SOURCE_FLAGS, ...args], { cwd: dir, env: childEnv(env) });
 
 describe('a scaffolded project, type-checked', () => {
   let dir = '';
   before(async () => {
     dir = await scaffold('sqlite');
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => removeScaffold(dir));
 
   it('has no type errors in its own files under its tsconfig', () => {
-    const config = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
-    assert.ok(config);
-    assert.deepEqual(config.errors, []);
-    assert.equal(config.options.strict, true);
-    const program = ts.createProgram(config.fileNames, { ...config.options, noEmit: true });
+    const { options, fileNames } = projectConfig(dir);
+    assert.equal(options.strict, true);
+    assert.equal(fileNames.length, 6);
+    const program = ts.createProgram(fileNames, { ...options, noEmit: true });
     // Only the project's own files: the workspace's @mfx packages resolve to their sources, which this repository's tsconfig checks.
     const own = ts
       .getPreEmitDiagnostics(program)
@@ -61,7 +72,7 @@ eachBackend('a scaffolded project', (backend) => {
   });
   after(async () => {
     for (const drop of dropped) await drop();
-    rmSync(dir, { recursive: true, force: true });
+    removeScaffold(dir);
   });
   async function database(name: string): Promise<string> {
     const db = await appDatabase(backend, dir, name);
@@ -93,7 +104,7 @@ eachBackend('a scaffolded project', (backend) => {
   });
 
   it('serves what the typed client expects', async () => {
-    const app = await startApp(['--import', 'tsx', 'src/server.ts'], { cwd: dir, env: { DB_WRITE_URL: await database('client') } });
+    const app = await startApp([...SOURCE_FLAGS, 'src/server.ts'], { cwd: dir, env: { DB_WRITE_URL: await database('client') } });
     try {
       await checkClientTypes(app.url);
       const result = await walkthrough(app.url, devApiKey(dir));

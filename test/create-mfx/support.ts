@@ -12,6 +12,14 @@ export const root = resolve(import.meta.dirname, '../..');
 export const createMfxBin = join(root, 'packages/create-mfx/bin/create-mfx.js');
 export const typedClientDir = join(import.meta.dirname, 'typed-client');
 
+/**
+ * How this repository runs a child from the TypeScript sources (scripts/sources.mjs):
+ * tsx, and the `mfx-source` export condition so `@mfx/runtime` resolves to `src/`
+ * instead of the built `dist/`. `SOURCE_OPTIONS` is the same for the TypeScript compiler.
+ */
+export const SOURCE_FLAGS = ['--conditions=mfx-source', '--import', 'tsx'];
+export const SOURCE_OPTIONS = { customConditions: ['mfx-source'] };
+
 /** The environment of a child process: this one's, without what would tie the child to this test runner. */
 export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const { NODE_TEST_CONTEXT: _context, NODE_OPTIONS: _options, ...inherited } = process.env;

@@ -55,7 +55,8 @@ export function obstacle(target, shown = target) {
  */
 export function packageJson(name, db) {
   const mfx = `^${ownVersion}`;
-  const driver = db === 'sqlite' ? 'better-sqlite3' : 'pg';
+  // The runtime loads the driver of the database it opens; nothing else is installed.
+  const drivers = db === 'sqlite' ? ['better-sqlite3'] : ['pg', 'pg-cursor'];
   return {
     name,
     version: '0.1.0',
@@ -71,7 +72,7 @@ export function packageJson(name, db) {
     },
     dependencies: {
       '@mfx/runtime': mfx,
-      [driver]: thirdParty[driver],
+      ...Object.fromEntries(drivers.map((name) => [name, thirdParty[/** @type {keyof typeof thirdParty} */ (name)]])),
     },
     devDependencies: {
       '@mfx/compiler': mfx,

@@ -7,6 +7,7 @@
 export const thirdParty = {
   'better-sqlite3': '^12.11.1',
   pg: '^8.23.1',
+  'pg-cursor': '^2.22.0',
   typescript: '5.9',
   'ts-patch': '3.3',
   '@types/node': '^20.19.43',

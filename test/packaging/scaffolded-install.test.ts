@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, it, type TestContext } from 'node:test';
 import { eachBackend } from '../support/suite.js';
-import { appDatabase, checkClientTypes, childEnv, root, runOk, startApp } from './support.js';
-import { walkthrough } from './typed-client/app-client.js';
+import { appDatabase, checkClientTypes, childEnv, root, runOk, startApp } from '../create-mfx/support.js';
+import { walkthrough } from '../create-mfx/typed-client/app-client.js';
 
 const work = mkdtempSync(join(tmpdir(), 'mfx-packed-'));
 after(() => rmSync(work, { recursive: true, force: true }));
