@@ -117,7 +117,9 @@ describe('create-mfx', () => {
     assert.equal(pgApp.dependencies.pg, runtimeRange('pg'));
     assert.equal(pgApp.dependencies['pg-cursor'], runtimeRange('pg-cursor'));
     for (const name of ['typescript', 'ts-patch', '@types/node']) assert.equal(sqliteApp.devDependencies[name], rootPkg.devDependencies[name], name);
+    assert.deepEqual(sqliteApp.engines, runtimePkg.engines, 'a new project runs where the runtime does');
     const own = readJson(join(root, 'packages/create-mfx/package.json'));
+    assert.deepEqual(own.engines, runtimePkg.engines);
     assert.equal(own.version, runtimePkg.version, 'create-mfx is released with the mfx packages');
   });
 
