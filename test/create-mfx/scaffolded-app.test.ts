@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from '@mfx/compiler';
 import ts from 'typescript';
-import { eachBackend } from '../support/suite.js';
+// Before suite.js: these load openapi-typescript, which would block the event loop
+// while suite.js waits on its PostgreSQL probe (and skip the PostgreSQL half).
 import { appDatabase, checkClientTypes, childEnv, createMfxBin, devApiKey, root, run, SOURCE_FLAGS, SOURCE_OPTIONS, startApp } from './support.js';
 import { walkthrough } from './typed-client/app-client.js';
+import { eachBackend } from '../support/suite.js';
 
 /** The project's tsconfig (its options, resolving `@mfx/runtime` to this workspace's sources, and its files). */
 function projectConfig(dir: string): { options: ts.CompilerOptions; fileNames: string[] } {

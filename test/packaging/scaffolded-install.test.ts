@@ -11,9 +11,11 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, it, type TestContext } from 'node:test';
-import { eachBackend } from '../support/suite.js';
+// Before suite.js: these load openapi-typescript and TypeScript, which would block the event
+// loop for seconds while suite.js waits on its PostgreSQL probe (and skip the PostgreSQL half).
 import { appDatabase, checkClientTypes, childEnv, root, runOk, startApp } from '../create-mfx/support.js';
 import { walkthrough } from '../create-mfx/typed-client/app-client.js';
+import { eachBackend } from '../support/suite.js';
 
 const work = mkdtempSync(join(tmpdir(), 'mfx-packed-'));
 after(() => rmSync(work, { recursive: true, force: true }));
