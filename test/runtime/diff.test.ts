@@ -1,14 +1,12 @@
 // `mfx diff OLD NEW`: the schema and API changes between two manifests, breaking ones marked, for CI.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from '@mfx/compiler';
 import { usage } from '../../runtime/src/cli/args.js';
 import { tempProject } from '../compiler/support.js';
+import { runMfx } from '../support/cli.js';
 
-const root = resolve(import.meta.dirname, '../..');
 
 const OLD = `import type { Model } from '@mfx/runtime';
 
@@ -75,9 +73,9 @@ before(() => {
 });
 after(() => project.remove());
 
-function diff(...args: string[]) {
-  const run = spawnSync(process.execPath, [join(root, 'bin/mfx.mjs'), 'diff', ...args], { cwd: project.dir, encoding: 'utf8' });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+async function diff(...args: string[]) {
+  const { code, stdout, stderr } = await runMfx(['diff', ...args], { cwd: project.dir });
+  return { code, stdout, stderr };
 }
 
 const BREAKING_REPORT = `schema:
@@ -104,16 +102,16 @@ api:
 `;
 
 describe('mfx diff', () => {
-  it('reports schema and API changes, marks the breaking ones, and exits 1', () => {
-    assert.deepEqual(diff('old', 'breaking'), { code: 1, stdout: BREAKING_REPORT, stderr: '' });
+  it('reports schema and API changes, marks the breaking ones, and exits 1', async () => {
+    assert.deepEqual(await diff('old', 'breaking'), { code: 1, stdout: BREAKING_REPORT, stderr: '' });
   });
 
-  it('reads manifest.json files as well as directories', () => {
-    assert.deepEqual(diff('old/manifest.json', 'breaking/manifest.json'), { code: 1, stdout: BREAKING_REPORT, stderr: '' });
+  it('reads manifest.json files as well as directories', async () => {
+    assert.deepEqual(await diff('old/manifest.json', 'breaking/manifest.json'), { code: 1, stdout: BREAKING_REPORT, stderr: '' });
   });
 
-  it('--json gives the same changes as data', () => {
-    const run = diff('old', 'breaking', '--json');
+  it('--json gives the same changes as data', async () => {
+    const run = await diff('old', 'breaking', '--json');
     assert.equal(run.code, 1);
     const report = JSON.parse(run.stdout) as { breaking: boolean; changes: { area: string; breaking: boolean; subject: string; change: string }[] };
     assert.equal(report.breaking, true);
@@ -123,8 +121,8 @@ describe('mfx diff', () => {
     assert.deepEqual(report.changes.find((c) => c.subject === 'GET /posts/:id/history'), { area: 'api', breaking: true, subject: 'GET /posts/:id/history', change: 'route removed (model Post)' });
   });
 
-  it('exits 0 when nothing breaks, listing the additions', () => {
-    assert.deepEqual(diff('old', 'additive'), {
+  it('exits 0 when nothing breaks, listing the additions', async () => {
+    assert.deepEqual(await diff('old', 'additive'), {
       code: 0,
       stdout: `schema:
     authors.bio: column added (string, nullable)
@@ -139,22 +137,22 @@ api:
     });
   });
 
-  it('says so when nothing changed', () => {
-    assert.deepEqual(diff('old', 'old/manifest.json'), { code: 0, stdout: 'no changes\n', stderr: '' });
-    assert.deepEqual(diff('old', 'old', '--json'), { code: 0, stdout: `${JSON.stringify({ breaking: false, changes: [] }, null, 2)}\n`, stderr: '' });
+  it('says so when nothing changed', async () => {
+    assert.deepEqual(await diff('old', 'old/manifest.json'), { code: 0, stdout: 'no changes\n', stderr: '' });
+    assert.deepEqual(await diff('old', 'old', '--json'), { code: 0, stdout: `${JSON.stringify({ breaking: false, changes: [] }, null, 2)}\n`, stderr: '' });
   });
 
-  it('exits 2 with usage on a usage error, 0 on --help', () => {
+  it('exits 2 with usage on a usage error, 0 on --help', async () => {
     const text = usage('diff');
     assert.equal(text.split('\n')[0], 'usage: mfx diff OLD_MANIFEST NEW_MANIFEST [--json]');
-    assert.deepEqual(diff('--help'), { code: 0, stdout: text, stderr: '' });
-    assert.deepEqual(diff('old'), { code: 2, stdout: '', stderr: `mfx diff: name two manifests, the old one and the new one (got 1)\n\n${text}` });
-    assert.deepEqual(diff('old', 'breaking', 'additive'), { code: 2, stdout: '', stderr: `mfx diff: name two manifests, the old one and the new one (got 3)\n\n${text}` });
-    assert.deepEqual(diff('old', 'breaking', '--yaml'), { code: 2, stdout: '', stderr: `mfx diff: unknown flag --yaml (known: --json)\n\n${text}` });
-    assert.deepEqual(diff('old', 'missing'), { code: 2, stdout: '', stderr: `mfx diff: no manifest at missing; name a directory mfx build wrote, or its manifest.json\n\n${text}` });
-    const broken = diff('old', 'broken.json');
+    assert.deepEqual(await diff('--help'), { code: 0, stdout: text, stderr: '' });
+    assert.deepEqual(await diff('old'), { code: 2, stdout: '', stderr: `mfx diff: name two manifests, the old one and the new one (got 1)\n\n${text}` });
+    assert.deepEqual(await diff('old', 'breaking', 'additive'), { code: 2, stdout: '', stderr: `mfx diff: name two manifests, the old one and the new one (got 3)\n\n${text}` });
+    assert.deepEqual(await diff('old', 'breaking', '--yaml'), { code: 2, stdout: '', stderr: `mfx diff: unknown flag --yaml (known: --json)\n\n${text}` });
+    assert.deepEqual(await diff('old', 'missing'), { code: 2, stdout: '', stderr: `mfx diff: no manifest at missing; name a directory mfx build wrote, or its manifest.json\n\n${text}` });
+    const broken = await diff('old', 'broken.json');
     assert.equal(broken.code, 2);
     assert.match(broken.stderr, /^mfx diff: broken\.json is not valid JSON \(/);
-    assert.deepEqual(diff('other.json', 'old'), { code: 2, stdout: '', stderr: `mfx diff: other.json is not an mfx manifest of format 1; rebuild it with the matching mfx build\n\n${text}` });
+    assert.deepEqual(await diff('other.json', 'old'), { code: 2, stdout: '', stderr: `mfx diff: other.json is not an mfx manifest of format 1; rebuild it with the matching mfx build\n\n${text}` });
   });
 });
