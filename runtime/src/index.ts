@@ -61,6 +61,7 @@ export { type ErrorCode, errorCatalogue } from './errors/catalogue.js';
 // Database
 export { type Adapter, type Executor, type IterateOptions, NestedTransactionError, type Row } from './db/adapter.js';
 export { openSqlite, type SqliteOptions } from './db/sqlite.js';
+export { offlineAdapter } from './db/offline.js';
 export { openPostgres, type PostgresOptions, type PostgresPoolConfig } from './db/postgres.js';
 export { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
 export { type MigrationPlan, type MigrationStep, planMigration } from './migrate/plan.js';

@@ -60,4 +60,19 @@ describe('the installed mfx command under plain node', () => {
       withTsx.remove();
     }
   });
+
+  it('mfx openapi prints the document in a PostgreSQL-only app, without better-sqlite3 and without a database', () => {
+    const postgresOnly = appDir(consumer, ['pg', 'pg-cursor'], { compiler: true });
+    try {
+      symlinkSync(app.path('.mfx'), postgresOnly.path('.mfx'), 'dir');
+      const run = node([mfx, 'openapi', '--manifest', '.mfx'], { cwd: postgresOnly.dir });
+      assert.equal(run.stderr, '');
+      assert.equal(run.code, 0);
+      const document = JSON.parse(run.stdout) as { openapi: string; paths: Record<string, unknown> };
+      assert.equal(document.openapi, '3.1.0');
+      assert.ok(document.paths['/teams'] && document.paths['/teams/{id}'], Object.keys(document.paths).join(', '));
+    } finally {
+      postgresOnly.remove();
+    }
+  });
 });

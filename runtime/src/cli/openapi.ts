@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer } from '../app.js';
-import { openSqlite } from '../db/sqlite.js';
+import { offlineAdapter } from '../db/offline.js';
 import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
 import { commandLine } from './args.js';
@@ -13,8 +13,9 @@ import type { AppModule } from './serve.js';
  *
  * Prints the OpenAPI 3.1 document that `mfx serve` with the same flags
  * publishes: the routes are built exactly as the server builds them (with
- * the `--app` hooks, which decide security), over an in-memory database that
- * is never migrated or written.
+ * the `--app` hooks, which decide security), over the offline adapter: no
+ * database is opened and no driver loaded, so a PostgreSQL-only project
+ * prints its document without better-sqlite3.
  */
 export async function main(argv: string[]): Promise<number> {
   endOnClosedPipe();
@@ -25,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
   app.register(loadManifest(options.manifest), module.overrides);
   await module.default?.(app);
-  app.setDB(openSqlite(':memory:', app.registry));
+  app.setDB(offlineAdapter(app.registry));
   try {
     app.handler();
     process.stdout.write(`${JSON.stringify(app.document(), null, 2)}\n`);
