@@ -2,7 +2,8 @@
 // Runs every test/**/*.test.ts with node:test through tsx, from the
 // TypeScript sources (`--conditions=mfx-source`: see scripts/sources.mjs).
 // `npm test -- test/compiler` narrows to the files under the given paths.
-// Tests of the built packages live under test/packaging/: when the run
+// Tests that read the built packages (test/packaging/, and test/docs/, whose
+// examples type-check against the published declarations): when the run
 // includes one, the packages are built first (`tsc -b`, incremental), once,
 // before the files run in parallel.
 import { spawnSync } from 'node:child_process';
@@ -32,7 +33,8 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-if (files.some((file) => file.startsWith(join('test', 'packaging')))) {
+const NEEDS_BUILD = [join('test', 'packaging'), join('test', 'docs')];
+if (files.some((file) => NEEDS_BUILD.some((dir) => file.startsWith(dir)))) {
   const built = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }

@@ -18,17 +18,27 @@ export interface Backend {
 
 let pgReachable: Promise<boolean> | null = null;
 
+/**
+ * Whether PostgreSQL answers. A refused or unresolvable address is final at
+ * once; a slow answer is retried with a longer wait, because a machine busy
+ * with parallel test files can take seconds to schedule the handshake, and a
+ * timeout here would silently skip a file's PostgreSQL half.
+ */
 async function checkPostgres(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
+  for (const timeoutMs of [3000, 10_000, 20_000]) {
+    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: timeoutMs });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === '28P01' || code === '3D000') return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
   }
+  return false;
 }
 
 /** Creates a schema of its own for one server, so runs never collide. */
