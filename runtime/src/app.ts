@@ -39,6 +39,7 @@ import { historyObserver } from './store/history.js';
 import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
 import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
+import { type Plugin, Plugins } from './plugins/plugins.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -85,6 +86,7 @@ export class App {
   private successor: App | null = null;
   /** Apps handed over from that still had requests in flight then, until those end. */
   private readonly retiring = new Set<App>();
+  private readonly plugins = new Plugins<App>();
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -125,6 +127,34 @@ export class App {
   get db(): Adapter {
     if (!this.adapter) throw new ConfigError('no database: pass `db` to createServer or call app.setDB(openSqlite(...)) before start');
     return this.adapter;
+  }
+
+  /**
+   * Runs a plugin on this app now: a function that registers hooks, actions,
+   * observers, routes or tables (satellites such as realtime and the admin
+   * panel are plugins). The promise settles when an asynchronous plugin has
+   * finished; start() waits for it in any case.
+   *
+   * @example
+   * await app.plugin(adminPanel({ path: '/admin' }));
+   */
+  plugin(fn: Plugin<App>): Promise<void> {
+    if (this.sealed) throw new RegistrationClosedError(`the plugin ${fn?.name || '(anonymous)'}`);
+    return this.plugins.add(this, fn);
+  }
+
+  /**
+   * Resolves once every plugin has finished (rejects with the first
+   * failure). start() waits for them itself; call this before handler()
+   * when a plugin is asynchronous and the app is not started.
+   *
+   * @example
+   * await app.ready();
+   * const doc = (app.handler(), app.document());
+   */
+  async ready(): Promise<this> {
+    await this.plugins.finished();
+    return this;
   }
 
   /** Attaches a hook to a pipeline step; see HookScope for position and scoping. */
@@ -275,6 +305,7 @@ export class App {
    */
   handler(): RequestHandler {
     if (this.built) return this.built;
+    this.plugins.assertFinished();
     const adapter = this.db;
     const late = this.registry.modelNames().filter((name) => !adapter.models.includes(name));
     if (late.length > 0) {
@@ -412,6 +443,7 @@ export class App {
   /** Migrates (unless disabled), seals and listens. Resolves with the listening URL. */
   async start(): Promise<{ url: string; port: number }> {
     if (this.server) throw new ConfigError('the server is already started');
+    await this.ready();
     const adapter = this.db;
     await adapter.init(this.log);
     const strict = { strict: true, strictBy: 'strictMigrations' };

@@ -5,6 +5,8 @@ export { type LoadedManifest, loadManifest } from './manifest/load.js';
 
 // Server
 export { App, createServer } from './app.js';
+export type { Plugin } from './plugins/plugins.js';
+export type { AppModule } from './cli/app-module.js';
 export { type Duration, type DocumentationConfig, type ServerConfig, durationMs } from './config/config.js';
 export { type EnvConfig, envToConfig, loadEnv } from './config/env.js';
 export { type Logger, defaultLogger, silentLogger } from './log/logger.js';

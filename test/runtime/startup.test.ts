@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createServer, loadManifest, openSqlite, RegistrationClosedError } from '@mfx/runtime';
+import { type App, ConfigError, createServer, loadManifest, offlineAdapter, openSqlite, RegistrationClosedError } from '@mfx/runtime';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
 import { memoryLogger, request } from '../support/server.js';
 import { eachBackend } from '../support/suite.js';
@@ -24,6 +24,40 @@ describe('sealing', () => {
     assert.throws(() => app.setDB(openSqlite(':memory:', app.registry)), RegistrationClosedError);
     assert.deepEqual(app.registry.modelNames(), names);
     assert.equal(app.handler(), app.handler(), 'the handler is built once');
+  });
+
+  it('plugins: run at once, awaited by ready() and start(), refused once sealed; an unfinished one stops a synchronous handler build', async () => {
+    const app = createServer({ handleSignals: false, logger: memoryLogger() });
+    app.register(await loadFixture('blog'));
+    app.setDB(offlineAdapter(app.registry));
+    const order: string[] = [];
+    await app.plugin(function first(given: App) {
+      assert.equal(given, app);
+      order.push('first');
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow = app.plugin(async function slowOne() {
+      await released;
+      order.push('slow');
+    });
+    assert.throws(() => app.handler(), (error: Error) => error instanceof ConfigError && error.message === 'mfx: the plugin "slowOne" has not finished: await app.plugin(...) before building the handler, or let app.start() wait for it');
+    assert.equal(app.sealed, false, 'the refused build sealed nothing');
+    assert.throws(() => app.plugin('not a function' as never), (error: Error) => error instanceof ConfigError && /a plugin is a function \(app\) => void \| Promise<void>, got string/.test(error.message));
+    release();
+    await app.ready();
+    await slow;
+    assert.deepEqual(order, ['first', 'slow']);
+    app.handler();
+    assert.throws(() => app.plugin(function late() {}), RegistrationClosedError);
+  });
+
+  it('a plugin that throws is a ConfigError naming it, from plugin() itself or, when asynchronous, from ready()', async () => {
+    const app = createServer({ handleSignals: false, logger: memoryLogger() });
+    assert.throws(() => app.plugin(function broken() { throw new Error('missing option'); }), { name: 'ConfigError', message: 'mfx: the plugin "broken" failed: missing option' });
+    // Not awaited: no unhandled rejection, ready() reports it.
+    void app.plugin(async () => { throw new Error('late failure'); });
+    await assert.rejects(app.ready(), { name: 'ConfigError', message: 'mfx: the plugin (anonymous) failed: late failure' });
   });
 
   it('refuses to start when a model was registered after the adapter was opened', async () => {

@@ -1,12 +1,10 @@
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createServer } from '../app.js';
 import { offlineAdapter } from '../db/offline.js';
 import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
 import { commandLine } from './args.js';
 import { endOnClosedPipe } from './process.js';
-import type { AppModule } from './serve.js';
+import { appConfig, importAppModule } from './app-module.js';
 
 /**
  * `mfx openapi [--manifest DIR] [--prefix /api] [--app FILE.ts]`
@@ -22,11 +20,14 @@ export async function main(argv: string[]): Promise<number> {
   const line = commandLine('openapi', argv);
   if (typeof line === 'number') return line;
   const { server, options } = line;
-  const app = createServer({ ...server, documentation: { public: true }, logger: silentLogger, handleSignals: false });
-  const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
+  const module = await importAppModule(options.app);
+  const base = appConfig(module, server);
+  // The document serve publishes: the module's documentation settings, public.
+  const app = createServer({ ...base, documentation: { ...base.documentation, public: true }, logger: silentLogger, handleSignals: false });
   app.register(loadManifest(options.manifest), module.overrides);
-  await module.default?.(app);
   app.setDB(offlineAdapter(app.registry));
+  await module.default?.(app);
+  await app.ready();
   try {
     app.handler();
     process.stdout.write(`${JSON.stringify(app.document(), null, 2)}\n`);

@@ -1,24 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createServer, type App } from '../app.js';
 import type { ServerConfig } from '../config/config.js';
 import type { Adapter } from '../db/adapter.js';
 import { openDatabase, shownDatabaseUrl } from '../db/open.js';
 import { defaultLogger } from '../log/logger.js';
 import { type LoadedManifest, loadManifest } from '../manifest/load.js';
-import type { ModelOverrides, Registry } from '../registry/registry.js';
+import type { Registry } from '../registry/registry.js';
 import { commandLine } from './args.js';
 import { endOnClosedPipe } from './process.js';
 import { reloadOnChange, sharedDatabase } from './reload.js';
-
-/** What a `--app` module may export. */
-export interface AppModule {
-  /** Registers hooks, actions and options on the app before it starts. */
-  default?: (app: App) => void | Promise<void>;
-  /** Model option overrides applied when the manifest is registered. */
-  overrides?: Record<string, ModelOverrides>;
-}
+import { appConfig, importAppModule } from './app-module.js';
 
 /**
  * `mfx serve [--manifest DIR] [--db URL] [--port N] [--host ADDR] [--log-level LEVEL] [--log-format json|pretty] [--cursor-secret SECRET] [--watch] ...`
@@ -54,21 +46,23 @@ export async function main(argv: string[]): Promise<number> {
     logger.outputClosed();
     endQuietly();
   };
+  const module = await importAppModule(options.app);
+  const base = appConfig(module, server);
   const config: ServerConfig = {
-    ...server,
+    ...base,
     logger,
     // The apps of a --watch session share one secret, so a cursor stays valid across reloads.
-    cursorSecret: server.cursorSecret ?? (options.watch ? randomBytes(32).toString('base64url') : undefined),
-    documentation: options.docs ? { public: true } : undefined,
+    cursorSecret: base.cursorSecret ?? (options.watch ? randomBytes(32).toString('base64url') : undefined),
+    // --no-docs wins; otherwise the module's documentation settings, else the public document.
+    documentation: options.docs ? (base.documentation ?? { public: true }) : undefined,
   };
-  const module: AppModule = options.app ? await import(pathToFileURL(resolve(options.app)).href) : {};
 
   /** An app for a manifest: models, the --app module's hooks, the database, the production check. */
   const assemble = async (loaded: LoadedManifest, database: (registry: Registry) => Adapter): Promise<App> => {
     const next = createServer(config);
     next.register(loaded, module.overrides);
-    await module.default?.(next);
     next.setDB(database(next.registry));
+    await module.default?.(next);
     // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
     if (options.production) next.validateProduction();
     return next;

@@ -197,7 +197,7 @@ export const settings = {
   },
   app: {
     scope: 'command',
-    doc: 'a module whose default export (app) => void registers hooks, actions and options before start',
+    doc: 'a module whose default export (app) => void registers hooks, actions and plugins once the database is set, before start; its `export const config` sets server options, which flags and variables override',
     commands: ['serve', 'openapi'],
     flag: option('app', 'FILE.ts', text),
   },

@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors/api-error.js';
 import type { Registry } from '../registry/registry.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { sqlite } from '../sql/dialects/sqlite.js';
@@ -28,7 +29,10 @@ class OfflineAdapter implements Adapter {
   ) {}
 
   private refuse(what: string): never {
-    throw new Error(`mfx: ${what} on the offline adapter, which only builds routes and the OpenAPI document; open a database (openSqlite, openPostgres) to run queries`);
+    throw new ConfigError(
+      `${what} on the offline adapter, which builds the routes and the OpenAPI document without a database (mfx openapi does): ` +
+        'query the database from hooks, actions or readiness checks, not while setting the app up, or open one with openSqlite/openPostgres',
+    );
   }
 
   all(): Promise<Row[]> {
