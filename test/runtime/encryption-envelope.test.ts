@@ -62,7 +62,7 @@ describe('key providers', () => {
     assert.deepEqual(await provider.key('pay-2026'), other);
     assert.equal(await provider.key('missing'), undefined);
     assert.equal(provider.indexKeyId, 'index');
-    assert.deepEqual(provider.keyIds?.().sort(), ['default', 'pay-2026']);
+    assert.deepEqual([...(provider.keyIds?.() ?? [])].sort(), ['default', 'pay-2026']);
     const custom = envKeyProvider({ prefix: 'APP_KEY', indexKeyId: 'blind', env: { APP_KEY_BLIND: b64(other) } });
     assert.equal(custom.indexKeyId, 'blind');
     assert.deepEqual(await custom.key('blind'), other);
