@@ -7,6 +7,8 @@ export { type LoadedManifest, loadManifest } from './manifest/load.js';
 export { App, createServer } from './app.js';
 export type { Plugin } from './plugins/plugins.js';
 export type { AppModule } from './cli/app-module.js';
+export type { LocaleOptions } from './locale/options.js';
+export { envKeyProvider, type KeyProvider, staticKeyProvider } from './security/encryption/keys.js';
 export { type Duration, type DocumentationConfig, type ServerConfig, durationMs } from './config/config.js';
 export { type EnvConfig, envToConfig, loadEnv } from './config/env.js';
 export { type Logger, defaultLogger, silentLogger } from './log/logger.js';

@@ -5,6 +5,7 @@ import type { ServerConfig } from '../config/config.js';
 import type { Adapter } from '../db/adapter.js';
 import { openDatabase, shownDatabaseUrl } from '../db/open.js';
 import { defaultLogger } from '../log/logger.js';
+import { envKeyProvider, hasKeyVariables } from '../security/encryption/keys.js';
 import { type LoadedManifest, loadManifest } from '../manifest/load.js';
 import type { Registry } from '../registry/registry.js';
 import { commandLine } from './args.js';
@@ -53,6 +54,8 @@ export async function main(argv: string[]): Promise<number> {
     logger,
     // The apps of a --watch session share one secret, so a cursor stays valid across reloads.
     cursorSecret: base.cursorSecret ?? (options.watch ? randomBytes(32).toString('base64url') : undefined),
+    // MFX_KEY_* variables, like any variable, win over the module's keyProvider.
+    keyProvider: hasKeyVariables(process.env) ? envKeyProvider() : base.keyProvider,
     // --no-docs wins; otherwise the module's documentation settings, else the public document.
     documentation: options.docs ? (base.documentation ?? { public: true }) : undefined,
   };

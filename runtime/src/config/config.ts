@@ -3,6 +3,8 @@ import type { Logger } from '../log/logger.js';
 import type { QueryLimits } from '../manifest/types.js';
 import type { TraceConfig } from '../pipeline/pipeline.js';
 import type { Hook } from '../pipeline/types.js';
+import type { LocaleOptions } from '../locale/options.js';
+import type { KeyProvider } from '../security/encryption/keys.js';
 import type { HttpMiddleware, ProbesConfig, ReadinessCheck } from '../probes/probes.js';
 import { type Duration, durationMs } from './readers.js';
 import { settingRows } from './settings.js';
@@ -91,6 +93,10 @@ export interface ServerConfig {
   cursorSecret?: string;
   /** Install SIGTERM/SIGINT handlers that stop the server gracefully (default true). */
   handleSignals?: boolean;
+  /** Locale options of localized fields: supported codes, default, Accept-Language, RTL, default mode, split suffix. */
+  locales?: LocaleOptions;
+  /** Where the keys of encrypted fields come from (envKeyProvider, staticKeyProvider, or a KMS of your own). */
+  keyProvider?: KeyProvider;
 }
 
 /** The configuration with every default filled in. */

@@ -7,6 +7,8 @@
  * Adding a setting (a flag such as `--files DIR`) is one row here.
  */
 import { ConfigError } from '../errors/api-error.js';
+import { resolveLocales } from '../locale/options.js';
+import type { KeyProvider } from '../security/encryption/keys.js';
 import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
@@ -108,6 +110,13 @@ function toggle<T>(name: string, switchTo: T): FlagBinding {
 const PORTS = { min: 0, max: 65535 };
 const milliseconds = integer(0, Number.MAX_SAFE_INTEGER);
 const copy = <T>(list: T[]) => [...list];
+
+function checkKeyProvider(provider: KeyProvider): KeyProvider {
+  if (provider === null || typeof provider !== 'object' || typeof provider.key !== 'function') {
+    throw new ConfigError('keyProvider must be an object with key(id) returning a 32-byte key (envKeyProvider(), staticKeyProvider({ keys }), or your own)');
+  }
+  return provider;
+}
 
 function checkPort(port: number): number {
   if (!Number.isInteger(port) || port < PORTS.min || port > PORTS.max) throw new ConfigError(`port must be an integer from ${PORTS.min} to ${PORTS.max}, got ${port}`);
@@ -296,6 +305,16 @@ export const settings = {
   staticDir: { scope: 'server', doc: 'static files served outside the path prefix' },
   bodyLimit: { scope: 'server', doc: 'JSON body limit in bytes', default: 4 * 1024 * 1024 },
   handleSignals: { scope: 'server', doc: 'stop gracefully on SIGTERM and SIGINT', default: true },
+  locales: {
+    scope: 'server',
+    doc: 'localized fields: supported codes (default any), default (en), fromHeader (Accept-Language, default false), rtl codes, defaultMode (split), splitSuffix (_i18n)',
+    check: (locales) => (resolveLocales(locales), locales),
+  },
+  keyProvider: {
+    scope: 'server',
+    doc: 'the keys of encrypted fields by key id: envKeyProvider() (MFX_KEY_<ID> variables; mfx serve uses it when one is set), staticKeyProvider({ keys }), or your own { key(id), indexKeyId }',
+    check: checkKeyProvider,
+  },
 } satisfies Rows<ServerConfig, 'server'> & Rows<CommandOptions, 'command'>;
 
 export type SettingKey = keyof typeof settings;

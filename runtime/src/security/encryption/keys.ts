@@ -77,6 +77,9 @@ export function envKeyProvider(options: { prefix?: string; indexKeyId?: string; 
   };
 }
 
+/** Whether the environment holds a key variable (`mfx serve` then uses envKeyProvider()). */
+export const hasKeyVariables = (env: NodeJS.ProcessEnv, prefix = 'MFX_KEY'): boolean => Object.keys(env).some((name) => name.startsWith(`${prefix}_`) && name.length > prefix.length + 1);
+
 /**
  * Keys given in code, as base64 strings or bytes (tests, or keys a program
  * loaded itself).
