@@ -6,10 +6,12 @@
 // `npm run bench -- startup`; STARTUP_RUNS sets the number of processes
 // (default 11). Figures only; timings are never asserted.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixtureManifestDir } from '../test/support/fixtures.js';
+import { cpuMs, median, memory } from './lib/proc.js';
+import { buildServers, pinned } from './lib/process.js';
 
 const root = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.STARTUP_RUNS ?? 11);
@@ -25,26 +27,11 @@ interface Sample {
   rssMb: number;
 }
 
-/** Resident set size of a process, from /proc (Linux). */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
-}
-
-/** User + system CPU time of a process so far, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
  * Spawns `node args...` (pinned to CPU 0 like the other suites' servers),
  * waits for `mfx serving URL`, asks URL/live, and measures spawn → 200.
  */
 async function startOnce(args: string[]): Promise<Sample> {
-  const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >= 2 && process.env.BENCH_NO_PIN !== '1';
   const [command, prefix] = pinned ? ['/usr/bin/taskset', ['-c', '0', process.execPath]] : [process.execPath, []];
   const started = performance.now();
   const child = spawn(command, [...prefix, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -64,7 +51,7 @@ async function startOnce(args: string[]): Promise<Sample> {
     if (live.status !== 200) throw new Error(`/live answered ${live.status}`);
     await live.arrayBuffer();
     // The server itself (taskset execs node in place, so the pid is node's).
-    return { ms, cpuMs: cpuMs(child.pid!), rssMb: rssMb(child.pid!) };
+    return { ms, cpuMs: cpuMs(child.pid!), rssMb: memory(child.pid!).rssMb };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
@@ -81,12 +68,6 @@ function baseline(): number {
     times.push(performance.now() - t0);
   }
   return median(times);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function measure(label: string, args: (db: string) => string[]): Promise<void> {
@@ -112,8 +93,7 @@ async function measure(label: string, args: (db: string) => string[]): Promise<v
 }
 
 export async function main(): Promise<void> {
-  const built = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('tsc -b failed');
+  buildServers();
   const manifest = await fixtureManifestDir('blog');
   console.log(`mfx serve of the blog manifest on a SQLite file, ${RUNS} fresh processes each (goals: ${GOAL_MS} ms, ${GOAL_MB} MB)`);
   console.log(`(for scale: an empty node process takes ${baseline().toFixed(0)} ms here now)`);

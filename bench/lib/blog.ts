@@ -1,13 +1,14 @@
 // The blog fixture compiled for benchmarks, and seeded SQLite and PostgreSQL databases of it.
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createServer, loadManifest, openPostgres, openSqlite, silentLogger } from '@mfx/runtime';
 import { freshSchema } from '../../test/support/backends.js';
-import type { Workload } from './load.js';
+import type { Contender, Goal, Workload } from './load.js';
+import { mfxAccessLog, startMfx, startPeer, type Child } from './process.js';
 import { fixtureManifestDir } from '../../test/support/fixtures.js';
 
 export const POSTS = 10_000;
@@ -141,18 +142,62 @@ export async function seededPostgresBlog(): Promise<SeededPostgresBlog> {
   }
 }
 
-/** The CRUD workloads of the runtime and postgres suites: read by id, a random page, create. */
-export function crudWorkloads(blog: { postIds: string[]; userIds: string[] }): Workload[] {
-  const randomPost = () => blog.postIds[Math.floor(Math.random() * blog.postIds.length)];
-  const pages = POSTS / 20;
+/** The SQLite file of a fresh copy of the seed, removed with its WAL files once the server using it stops. */
+function freshCopy(blog: SeededBlog): { db: string; remove(): void } {
+  const file = blog.copy();
+  return { db: `sqlite:${file}`, remove: () => ['', '-wal', '-shm'].forEach((suffix) => rmSync(file + suffix, { force: true })) };
+}
+
+/**
+ * mfx (compiled, access log as BENCH_MFX_LOG says), the raw node:http peer and
+ * the Fastify peer on the seeded blog: on SQLite each start gets a fresh copy
+ * of the seeded file; on PostgreSQL all share the seeded schema (the rows POST
+ * adds are a rounding error against 10,000).
+ */
+export function blogContenders(blog: SeededBlog | SeededPostgresBlog): Contender[] {
+  const on = (start: (db: string) => Promise<Child>) => async (): Promise<Child> => {
+    if ('url' in blog) return start(blog.url);
+    const copy = freshCopy(blog);
+    const child = await start(copy.db).catch((error) => {
+      copy.remove();
+      throw error;
+    });
+    return { ...child, stop: () => child.stop().then(copy.remove) };
+  };
   return [
-    { name: 'GET /posts/:id', path: () => `/posts/${randomPost()}` },
-    { name: 'GET /posts?limit=20&page=N', path: () => `/posts?limit=20&page=${1 + Math.floor(Math.random() * pages)}` },
+    { name: 'mfx', label: `mfx (access log ${mfxAccessLog ? 'on' : 'off'})`, start: on((db) => startMfx(blog.manifestDir, db)) },
+    { name: 'raw', label: 'raw node:http', start: on((db) => startPeer('raw', db)) },
+    { name: 'fastify', label: 'Fastify 5', start: on((db) => startPeer('fastify', db)) },
+  ];
+}
+
+const STATUSES = ['draft', 'published', 'archived'];
+const pick = <T>(values: T[]): T => values[Math.floor(Math.random() * values.length)];
+
+/**
+ * Issue 16's workloads on either database: read by id, a list filtered on
+ * status and sorted by views with its count (a random status and one of its
+ * first 50 pages), create, and a page of 20 with author and comments included.
+ */
+export function blogWorkloads(blog: { postIds: string[]; userIds: string[] }): Workload[] {
+  return [
+    { name: 'GET /posts/:id', path: () => `/posts/${pick(blog.postIds)}` },
+    { name: 'GET /posts?filter=status:eq:S&sort=views:desc&page=N', path: () => `/posts?filter=status:eq:${pick(STATUSES)}&sort=views:desc&limit=20&page=${1 + Math.floor(Math.random() * 50)}` },
     {
       name: 'POST /posts',
       method: 'POST',
       path: '/posts',
       body: () => ({ title: `Bench ${Math.random()}`, body: 'Written by the benchmark.', status: 'published', views: 3, userId: blog.userIds[0] }),
     },
+    // Post's BelongsTo User is declared `relation:author`, so its relation key is `author`.
+    { name: 'GET /posts?include=author,comments&limit=20', path: () => `/posts?include=author,comments&limit=20&page=${1 + Math.floor(Math.random() * 50)}` },
   ];
 }
+
+/** Issue 16's goals: mfx's req/s over the raw node:http peer's and over Fastify's. */
+export const blogGoals: Record<string, Goal> = {
+  'GET /posts/:id': { raw: 0.95, fastify: 1.0 },
+  'GET /posts?filter=status:eq:S&sort=views:desc&page=N': { raw: 0.95, fastify: 1.0 },
+  'POST /posts': { raw: 0.95, fastify: 1.0 },
+  'GET /posts?include=author,comments&limit=20': { raw: 0.9 },
+};

@@ -1,31 +1,42 @@
-// Starts a server in a child process and waits until it prints its URL.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+// Starts the servers the suites measure, each in a child process of its own,
+// compiled and under plain node as a user runs them in production: mfx from
+// `compiler/dist/bin.js` (after `tsc -b`), the hand-written peers of
+// bench/baselines/ transpiled once to JavaScript (bench/.generated/baselines).
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
+
+const root = join(import.meta.dirname, '../..');
+const generated = join(root, 'bench/.generated/baselines');
 
 export interface Child {
   url: string;
+  /** The server's process id (taskset execs node in place), for /proc. */
+  pid: number;
   /** Where the server's output went (its access log, for one). */
   logFile: string;
   stop(): Promise<void>;
 }
 
+/** Whether servers go on CPU 0 and the load generator on CPU 1 (bench/run.mjs pins itself). */
+export const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >= 2 && process.env.BENCH_NO_PIN !== '1';
+
 /**
- * Spawns `node --conditions=mfx-source --import tsx <args>` (from the sources: scripts/sources.mjs); resolves once its output matches `ready`
- * (the first group is the base URL). Output goes to a file, as it would to a
- * log shipper: a pipe drained by this process (which runs the load generator)
+ * Spawns `node <args>`; resolves once its output matches `ready` (the first
+ * group is the base URL). Output goes to a file, as it would to a log
+ * shipper: a pipe drained by this process (which runs the load generator)
  * would back up and bill the server for it.
  */
-export async function startChild(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Child> {
+export async function startChild(args: string[], ready: RegExp): Promise<Child> {
   const logFile = join(mkdtempSync(join(tmpdir(), 'mfx-bench-log-')), 'server.log');
   const fd = openSync(logFile, 'w');
   // The server gets CPU 0 and the load generator (this process) CPU 1, so the two never
   // fight over a core and the comparison measures the servers, not the scheduler.
-  const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >= 2 && process.env.BENCH_NO_PIN !== '1';
   const command = pinned ? '/usr/bin/taskset' : process.execPath;
   const prefix = pinned ? ['-c', '0', process.execPath] : [];
-  const child = spawn(command, [...prefix, '--conditions=mfx-source', '--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, [...prefix, ...args], { cwd: root, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
@@ -36,6 +47,7 @@ export async function startChild(args: string[], ready: RegExp, env: Record<stri
     if (match) {
       return {
         url: match[1],
+        pid: child.pid!,
         logFile,
         stop: () =>
           new Promise((resolve) => {
@@ -51,14 +63,37 @@ export async function startChild(args: string[], ready: RegExp, env: Record<stri
   }
 }
 
-const root = join(import.meta.dirname, '../..');
+let built = false;
 
-/** `mfx serve` of a compiled manifest on one database, as the bench runs it (no document route). */
-export function startMfx(manifestDir: string, db: string): Promise<Child> {
-  return startChild([join(root, 'bin/mfx.mjs'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs'], /mfx serving (http:\/\/\S+)/);
+/** `tsc -b` of the packages (incremental: about a second when nothing changed) and the peers transpiled, once per run. */
+export function buildServers(): void {
+  if (built) return;
+  const result = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('tsc -b failed: the bench runs the compiled mfx');
+  mkdirSync(generated, { recursive: true });
+  const sources = join(root, 'bench/baselines');
+  for (const file of readdirSync(sources).filter((f) => f.endsWith('.ts'))) {
+    const { outputText } = ts.transpileModule(readFileSync(join(sources, file), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+      fileName: file,
+    });
+    writeFileSync(join(generated, file.replace(/\.ts$/, '.js')), outputText);
+  }
+  built = true;
 }
 
-/** A hand-written baseline of bench/baselines/ on one database. */
-export function startBaseline(name: string, db: string): Promise<Child> {
-  return startChild([join(root, 'bench/baselines', `${name}.ts`), '--db', db, '--port', '0'], /baseline serving (http:\/\/\S+)/);
+/** Whether mfx runs with its access log (the default, as a user runs it); `BENCH_MFX_LOG=off` runs it with `--log-level warn`. */
+export const mfxAccessLog = process.env.BENCH_MFX_LOG !== 'off';
+
+/** The compiled `mfx serve` of a manifest on one database (no document route), access log as `mfxAccessLog` says. */
+export function startMfx(manifestDir: string, db: string): Promise<Child> {
+  buildServers();
+  const quiet = mfxAccessLog ? [] : ['--log-level', 'warn'];
+  return startChild([join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet], /mfx serving (http:\/\/\S+)/);
+}
+
+/** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`) on one database (`sqlite:FILE` or a postgres:// URL). */
+export function startPeer(name: 'raw' | 'fastify', db: string): Promise<Child> {
+  buildServers();
+  return startChild([join(generated, `${name}.js`), '--db', db, '--port', '0'], new RegExp(`${name} serving (http://\\S+)`));
 }
