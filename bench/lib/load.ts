@@ -142,7 +142,7 @@ export function report(rows: Row[], contenders: Contender[], goals: Record<strin
       const cpu = mfx.map((x, i) => x.cpuUs / theirs[i].cpuUs);
       const min = goal?.[peer];
       const met = min === undefined ? '' : `   goal ≥ ${min.toFixed(2)}: ${verdict(median(rps) >= min)}`;
-      if (min !== undefined && median(rps) < min) missed.push(`${workload}: mfx/${peer} ${median(rps).toFixed(2)} < ${min}`);
+      if (min !== undefined && median(rps) < min) missed.push(`${workload}: mfx/${peer} ${median(rps).toFixed(3)} < ${min}`);
       console.log(`  mfx/${pad(peer, 8)} req/s ${spread(rps)}   CPU/req ${spread(cpu)}${met}`);
     }
     const peak = Math.max(...mfx.map((x) => x.peakMb));

@@ -3,7 +3,7 @@
 // `compiler/dist/bin.js` (after `tsc -b`), the hand-written peers of
 // bench/baselines/ transpiled once to JavaScript (bench/.generated/baselines).
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -15,7 +15,7 @@ export interface Child {
   url: string;
   /** The server's process id (taskset execs node in place), for /proc. */
   pid: number;
-  /** Where the server's output went (its access log, for one). */
+  /** Where the server's output went (its access log, for one); removed by `stop()` unless BENCH_KEEP_LOGS=1. */
   logFile: string;
   stop(): Promise<void>;
 }
@@ -30,7 +30,10 @@ export const pinned = existsSync('/usr/bin/taskset') && availableParallelism() >
  * would back up and bill the server for it.
  */
 export async function startChild(args: string[], ready: RegExp): Promise<Child> {
-  const logFile = join(mkdtempSync(join(tmpdir(), 'mfx-bench-log-')), 'server.log');
+  const logDir = mkdtempSync(join(tmpdir(), 'mfx-bench-log-'));
+  const logFile = join(logDir, 'server.log');
+  // An access log of a measured run is tens of MB.
+  const removeLog = () => process.env.BENCH_KEEP_LOGS === '1' || rmSync(logDir, { recursive: true, force: true });
   const fd = openSync(logFile, 'w');
   // The server gets CPU 0 and the load generator (this process) CPU 1, so the two never
   // fight over a core and the comparison measures the servers, not the scheduler.
@@ -50,11 +53,11 @@ export async function startChild(args: string[], ready: RegExp): Promise<Child> 
         pid: child.pid!,
         logFile,
         stop: () =>
-          new Promise((resolve) => {
+          new Promise<void>((resolve) => {
             if (exited !== undefined) return resolve();
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
-          }),
+          }).then(removeLog),
       };
     }
     if (exited !== undefined) throw new Error(`server exited with ${exited}:\n${output.slice(-5000)}`);
