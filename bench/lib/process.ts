@@ -33,7 +33,9 @@ export async function startChild(args: string[], ready: RegExp): Promise<Child> 
   const logDir = mkdtempSync(join(tmpdir(), 'mfx-bench-log-'));
   const logFile = join(logDir, 'server.log');
   // An access log of a measured run is tens of MB.
-  const removeLog = () => process.env.BENCH_KEEP_LOGS === '1' || rmSync(logDir, { recursive: true, force: true });
+  const removeLog = () => {
+    if (process.env.BENCH_KEEP_LOGS !== '1') rmSync(logDir, { recursive: true, force: true });
+  };
   const fd = openSync(logFile, 'w');
   // The server gets CPU 0 and the load generator (this process) CPU 1, so the two never
   // fight over a core and the comparison measures the servers, not the scheduler.
