@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
-import { type DispatchDeps, dispatch } from './http/dispatch.js';
+import { type DispatchDeps, routeHandler } from './http/dispatch.js';
 import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
 import { drained, type Inflight } from './http/inflight.js';
 import { closeConnections, createNodeServer, OpenConnections, stopListening } from './http/node-server.js';
@@ -361,7 +361,7 @@ export class App {
       this.registry.all(),
       {
         chain: (model, route) => this.chainFor(model, route),
-        serve: (req, res, model, op, chain) => void dispatch(deps, req, res, model, op, chain),
+        handler: (model, op, chain) => routeHandler(deps, model, op, chain),
       },
       probes,
       this.inflight,
@@ -381,7 +381,7 @@ export class App {
               descriptor.public ? skippedByPublicAction : undefined,
             ),
           })),
-          (req, res, chain) => void dispatch(deps, req, res, null, 'action', chain),
+          (chain) => routeHandler(deps, null, 'action', chain),
         );
         this.generator = new DocumentGenerator({
           registry: this.registry,

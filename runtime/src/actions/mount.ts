@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../errors/api-error.js';
-import type { RouteTable } from '../http/route-table.js';
+import type { RouteHandler, RouteTable } from '../http/route-table.js';
 import type { Chain } from '../pipeline/pipeline.js';
 import type { ActionDescriptor } from './action.js';
 
@@ -14,11 +13,12 @@ export function mountActions(
   table: RouteTable,
   prefix: string,
   actions: ReadonlyArray<{ descriptor: ActionDescriptor; chain: Chain }>,
-  serve: (req: IncomingMessage & { params?: Record<string, string> }, res: ServerResponse, chain: Chain) => void,
+  handlerOf: (chain: Chain) => RouteHandler,
 ): void {
   for (const { descriptor, chain } of actions) {
     const pattern = `${prefix}${descriptor.path}`;
     const methods = descriptor.method === 'GET' ? ['GET', 'HEAD'] : [descriptor.method];
+    const handler = handlerOf(chain);
     const taken = table.declared(pattern);
     const clash = methods.find((m) => taken.includes(m)) ?? (taken.includes('*') ? descriptor.method : undefined);
     if (clash) {
@@ -26,7 +26,7 @@ export function mountActions(
     }
     for (const method of methods) {
       try {
-        table.add(method, pattern, (req, res) => serve(req, res, chain));
+        table.add(method, pattern, handler);
       } catch (error) {
         throw new ConfigError(`action ${descriptor.method} ${pattern} cannot be routed: ${(error as Error).message.replace(/^mfx: /, '')}; use the same parameter name as the generated routes`);
       }

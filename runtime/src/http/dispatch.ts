@@ -12,6 +12,7 @@ import { type Inflight, requestEnded } from './inflight.js';
 import { readsPrimaryFromStart } from './read-primary.js';
 import { releaseSource } from './stream.js';
 import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from './respond.js';
+import type { RouteHandler, RouteParams } from './route-table.js';
 
 export interface DispatchDeps {
   adapter: () => Adapter;
@@ -25,28 +26,78 @@ export interface DispatchDeps {
   /** Requests being served, for graceful shutdown. */
   inflight: Inflight;
 }
+// DispatchDeps is also the ResponseDefaults every response of a route is written with (its serviceName).
 
-/** Search part of the URL (after `?`), without parsing it yet. */
-function searchOf(url: string | undefined): string {
-  const i = url?.indexOf('?') ?? -1;
-  return i === -1 ? '' : url!.slice(i + 1);
-}
-
-function decodeParams(params: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+/** Decodes percent-escapes of the match's own parameters, in place; a malformed escape is kept as sent. */
+function decodeParams(params: RouteParams): RouteParams {
   for (const key in params) {
     const raw = params[key];
-    if (!raw.includes('%')) {
-      out[key] = raw;
-      continue;
-    }
+    if (!raw.includes('%')) continue;
     try {
-      out[key] = decodeURIComponent(raw);
+      params[key] = decodeURIComponent(raw);
     } catch {
-      out[key] = raw;
+      // Kept raw: the id then names no row.
     }
   }
-  return out;
+  return params;
+}
+
+/** A generated route as dispatch serves it: built once at mount, shared by its requests. */
+interface ServedRoute {
+  readonly model: ModelMeta | null;
+  readonly op: Op;
+  readonly chain: Chain;
+}
+
+/**
+ * The handler of one route: the route's constants are bound here, once, so a
+ * request allocates only what is its own.
+ *
+ * @example
+ * table.add('GET', '/api/posts/:id', routeHandler(deps, post, 'read', chain));
+ */
+export function routeHandler(deps: DispatchDeps, model: ModelMeta | null, op: Op, chain: Chain): RouteHandler {
+  const route: ServedRoute = { model, op, chain };
+  return (req, res, params, path, search) => void dispatch(deps, route, req, res, params, path, search);
+}
+
+/**
+ * One request while it is served: the status it ended with so far, for the
+ * deadline and the client leaving, which can answer or end it first.
+ */
+class Exchange {
+  /** 0 while nothing has been answered. */
+  status = 0;
+
+  constructor(
+    readonly deps: DispatchDeps,
+    readonly ctx: Context,
+  ) {}
+
+  /** The response's close: before it finished, the client left (499) and the work is cancelled. */
+  readonly clientClosed = (): void => {
+    if (!this.ctx.res.writableFinished) {
+      this.ctx.abort(ABORT_CLIENT_CLOSED);
+      this.status = CLIENT_CLOSED_STATUS;
+    }
+  };
+}
+
+/** The request deadline (a timer argument, so no closure per request). */
+function deadlinePassed(exchange: Exchange): void {
+  const { ctx, deps } = exchange;
+  // The deadline runs to the first byte: a stream already under way is bounded by its client.
+  if (ctx.res.headersSent) return;
+  // A 504 must never hide a write that commits. Work that may commit (a COMMIT, a write outside
+  // a transaction) is waited for; once a write is durable, the request answers its own outcome.
+  if (ctx.cancel.committing) return ctx.cancel.whenSettled(() => deadlinePassed(exchange));
+  if (ctx.cancel.committed) {
+    deps.log.warn({ requestId: ctx.requestId, queryTimeoutMs: deps.queryTimeoutMs }, 'deadline passed after a write committed; answering its outcome');
+    return;
+  }
+  ctx.abort(ABORT_TIMEOUT);
+  exchange.status = 504;
+  sendError(ctx, new ApiError('TIMEOUT', `the request did not finish within ${deps.queryTimeoutMs} ms`), deps);
 }
 
 /**
@@ -54,97 +105,65 @@ function decodeParams(params: Record<string, string> | undefined): Record<string
  * chain, writes what it produced, and logs one line. A deadline answers 504
  * at once and cancels the work; a client that leaves is logged as 499.
  */
-export async function dispatch(
+async function dispatch(
   deps: DispatchDeps,
-  req: IncomingMessage & { params?: Record<string, string> },
+  route: ServedRoute,
+  req: IncomingMessage,
   res: ServerResponse,
-  model: ModelMeta | null,
-  op: Op,
-  chain: Chain,
+  params: RouteParams,
+  path: string,
+  search: string,
 ): Promise<void> {
   const started = performance.now();
   const inflight = deps.inflight;
   inflight.count++;
   const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
-  const ctx = new Context(
-    req,
-    res,
-    model,
-    op,
-    decodeParams(req.params),
-    requestId,
-    traceIdOf(req, requestId),
-    deps.adapter(),
-    deps.log,
-    searchOf(req.url),
-  );
+  const ctx = new Context(req, res, route.model, route.op, decodeParams(params), requestId, traceIdOf(req, requestId), deps.adapter(), deps.log, search);
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
   if (readsPrimaryFromStart(req, deps.readPrimaryHeader)) ctx.cancel.pinPrimary();
-  const defaults = { serviceName: deps.serviceName };
 
-  let status = 0;
-  let timer: NodeJS.Timeout | undefined;
-  if (deps.queryTimeoutMs > 0) {
-    const deadline = () => {
-      // The deadline runs to the first byte: a stream already under way is bounded by its client.
-      if (res.headersSent) return;
-      // A 504 must never hide a write that commits. Work that may commit (a COMMIT, a write outside
-      // a transaction) is waited for; once a write is durable, the request answers its own outcome.
-      if (ctx.cancel.committing) return ctx.cancel.whenSettled(deadline);
-      if (ctx.cancel.committed) {
-        deps.log.warn({ requestId, queryTimeoutMs: deps.queryTimeoutMs }, 'deadline passed after a write committed; answering its outcome');
-        return;
-      }
-      ctx.abort(ABORT_TIMEOUT);
-      status = 504;
-      sendError(ctx, new ApiError('TIMEOUT', `the request did not finish within ${deps.queryTimeoutMs} ms`), defaults);
-    };
-    timer = setTimeout(deadline, deps.queryTimeoutMs);
-  }
-  const onClose = () => {
-    if (!res.writableFinished) {
-      ctx.abort(ABORT_CLIENT_CLOSED);
-      status = CLIENT_CLOSED_STATUS;
-    }
-  };
-  res.once('close', onClose);
+  const exchange = new Exchange(deps, ctx);
+  const timer = deps.queryTimeoutMs > 0 ? setTimeout(deadlinePassed, deps.queryTimeoutMs, exchange) : undefined;
+  // `on`, not `once`: close is emitted once anyway, and once would wrap the listener per request.
+  res.on('close', exchange.clientClosed);
 
   try {
-    await chain(ctx);
-    if (status === 0) {
-      const sent = sendContext(ctx, defaults);
+    await route.chain(ctx);
+    if (exchange.status === 0) {
+      const sent = sendContext(ctx, deps);
       // A stream resolves when it has ended; a 504 before its first byte or a client that left wins.
       const written = typeof sent === 'number' ? sent : await sent;
-      if (status === 0) status = written;
+      if (exchange.status === 0) exchange.status = written;
     }
   } catch (thrown) {
     const error = thrown instanceof ApiError ? thrown : panic(thrown, ctx, deps.panicLog);
-    if (status === 0) {
-      if (ctx.cancel.aborted && ctx.cancel.reason === ABORT_CLIENT_CLOSED) status = CLIENT_CLOSED_STATUS;
+    if (exchange.status === 0) {
+      if (ctx.cancel.aborted && ctx.cancel.reason === ABORT_CLIENT_CLOSED) exchange.status = CLIENT_CLOSED_STATUS;
       else {
-        sendError(ctx, error, defaults);
-        status = error.status;
+        sendError(ctx, error, deps);
+        exchange.status = error.status;
       }
     }
-    if (error.status >= 500 && error.code !== 'TIMEOUT' && status !== CLIENT_CLOSED_STATUS) {
+    if (error.status >= 500 && error.code !== 'TIMEOUT' && exchange.status !== CLIENT_CLOSED_STATUS) {
       deps.log.error({ requestId, code: error.code }, 'request failed');
     }
   } finally {
     if (timer) clearTimeout(timer);
+    const status = exchange.status;
     // A stream response that was never written (an error, a 504) still holds its source.
     if (ctx.response?.kind === 'stream') releaseSource(ctx.response.source);
     // A stream has ended here, cut by its own failure if not finished: that close is not the client's.
-    if (res.writableFinished || status === CLIENT_CLOSED_STATUS || ctx.response?.kind === 'stream') res.off('close', onClose);
+    if (res.writableFinished || status === CLIENT_CLOSED_STATUS || ctx.response?.kind === 'stream') res.off('close', exchange.clientClosed);
     deps.log.info(
       {
         requestId,
         traceId: ctx.traceId,
         method: req.method,
-        path: req.url?.split('?')[0],
+        path,
         status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
-        model: model?.name,
-        op,
+        model: route.model?.name,
+        op: route.op,
         remoteAddress: ctx.remoteAddress,
       },
       'request',

@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type RouteHandler = (req: IncomingMessage & { params?: Record<string, string> }, res: ServerResponse) => void;
+/** The path parameters of a match, raw (percent-encoded as in the URL). */
+export type RouteParams = Record<string, string>;
+
+/**
+ * Serves a matched request. The router hands over what it already split off
+ * the URL (the parameters, the path without the query, the query without its
+ * `?`) so that nothing is stored on the request or split again.
+ */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: RouteParams, path: string, search: string) => void;
 
 interface Node {
   statics: Map<string, Node>;
@@ -12,9 +20,11 @@ interface Node {
 const node = (): Node => ({ statics: new Map(), param: null, methods: null });
 
 export type RouteMatch =
-  | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
+  | { kind: 'found'; handler: RouteHandler; params: RouteParams }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'none' };
+
+const NO_MATCH: RouteMatch = { kind: 'none' };
 
 /**
  * The generated routes, compiled once into a segment tree: a lookup walks the
@@ -25,6 +35,7 @@ export type RouteMatch =
  * const table = new RouteTable();
  * table.add('GET', '/api/posts/:id', handler);
  * table.match('GET', '/api/posts/42'); // { kind: 'found', params: { id: '42' }, ... }
+ * // The params object is the match's own: its handler may change it (dispatch decodes it in place).
  */
 export class RouteTable {
   private readonly root = node();
@@ -100,7 +111,7 @@ export class RouteTable {
         current = undefined;
       }
     }
-    if (!current?.methods) return { kind: 'none' };
+    if (!current?.methods) return NO_MATCH;
     const handler = current.methods.get(method) ?? current.methods.get('*');
     if (handler) return { kind: 'found', handler, params: params ?? {} };
     return { kind: 'method-not-allowed', allow: [...current.methods.keys()] };

@@ -14,13 +14,14 @@ import { lingerAfterAnswer } from './linger.js';
 import { identityHeadersOf, requestIdOf, writeJson } from './respond.js';
 import { type RouteHandler, RouteTable } from './route-table.js';
 
-type Request = IncomingMessage & { params?: Record<string, string>; path?: string; originalUrl?: string; search?: string | null };
+type Request = IncomingMessage & { path?: string; search?: string | null; requestId?: string };
 type Handler = (req: Request, res: ServerResponse) => void;
 
 export interface RouteServer {
   /** The chain of one route of a model (GET and its HEAD mirror share it), composed at seal. */
   chain(model: ModelMeta, route: RouteRow): Chain;
-  serve(req: Request, res: ServerResponse, model: ModelMeta | null, op: Op, chain: Chain): void;
+  /** The handler serving one route, built once when the route is mounted. */
+  handler(model: ModelMeta, op: Op, chain: Chain): RouteHandler;
 }
 
 export interface ProbeHandlers {
@@ -70,17 +71,18 @@ export function buildRouter(
   const prefix = config.pathPrefix;
   const serviceName = config.serviceName;
   const app = polka({
-    onNoMatch: (req: Request, res: ServerResponse) =>
-      errorResponse(req, res, new ApiError('NOT_FOUND', `no route for ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}`), serviceName),
+    onNoMatch: (req: Request, res: ServerResponse) => notFound(req, res, pathOf(req.url ?? '')),
     onError: (_error: unknown, req: Request, res: ServerResponse) => errorResponse(req, res, new ApiError('INTERNAL'), serviceName),
   });
 
   // Every response carries X-Request-Id (and X-Service-Name), also those answered before routing.
-  const guard = (req: Request, res: ServerResponse, next: () => void) => {
-    (req as Request & { requestId?: string }).requestId = requestIdOf(req);
+  // The request id is kept on the request: answers written outside dispatch (CORS, client errors) reuse it.
+  /** The request guard: false when it answered the request itself. */
+  const admit = (req: Request, res: ServerResponse): boolean => {
+    req.requestId = requestIdOf(req);
     if (inflight.draining) {
       // Pipelined behind an answer that closes the connection: its own answer could never be sent, so it is not served.
-      if (!res.socket) return;
+      if (!res.socket) return false;
       res.setHeader('Connection', 'close');
     } else if (req.headers.upgrade !== undefined) {
       // Upgrades are ignored (served as plain HTTP/1.1), but Node's parser reads nothing more on that connection.
@@ -88,12 +90,20 @@ export function buildRouter(
     }
     if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
       lingerAfterAnswer(req);
-      return errorResponse(req, res, new ApiError('BAD_REQUEST', 'an HTTP/1.1 request needs a Host header; send Host: <the server name>'), serviceName, { Connection: 'close' });
+      errorResponse(req, res, new ApiError('BAD_REQUEST', 'an HTTP/1.1 request needs a Host header; send Host: <the server name>'), serviceName, { Connection: 'close' });
+      return false;
     }
-    if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) return errorResponse(req, res, uriTooLong(), serviceName);
-    next();
+    if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
+      errorResponse(req, res, uriTooLong(), serviceName);
+      return false;
+    }
+    return true;
   };
-  app.use(guard);
+  const notFound = (req: Request, res: ServerResponse, path: string) =>
+    errorResponse(req, res, new ApiError('NOT_FOUND', `no route for ${req.method} ${path.slice(0, 200)}`), serviceName);
+  app.use((req: Request, res: ServerResponse, next: () => void) => {
+    if (admit(req, res)) next();
+  });
   for (const middleware of config.httpMiddlewares) app.use(middleware);
   if (config.staticDir) {
     const files = sirv(config.staticDir, { dev: false, etag: true });
@@ -113,33 +123,34 @@ export function buildRouter(
   mountMore?.(table);
 
   // Generated routes come last, after router-level middleware, from the precomputed table.
-  const route = (req: Request, res: ServerResponse, next: () => void) => {
-    const match = table.match(req.method ?? 'GET', req.path ?? '/');
-    if (match.kind === 'none') return next();
+  /** Serves the request from the table; false when no route has its path. */
+  const route = (req: Request, res: ServerResponse, path: string, search: string): boolean => {
+    const match = table.match(req.method ?? 'GET', path);
+    if (match.kind === 'none') return false;
     if (match.kind === 'method-not-allowed') {
-      return errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${match.allow.join(', ') || 'none'}`), serviceName, {
+      errorResponse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${match.allow.join(', ') || 'none'}`), serviceName, {
         Allow: match.allow.join(', '),
       });
+    } else {
+      match.handler(req, res, match.params, path, search);
     }
-    req.params = match.params;
-    match.handler(req, res);
+    return true;
   };
-  app.use(route);
+  app.use((req: Request, res: ServerResponse, next: () => void) => {
+    const search = req.search ?? '';
+    if (!route(req, res, req.path ?? '/', search.startsWith('?') ? search.slice(1) : search)) next();
+  });
   if (config.httpMiddlewares.length > 0 || config.staticDir) return { handler: app.handler };
 
   // Without router-level middleware there is nothing for polka's chain to run between the guard
-  // and the table: requests go straight there, with the request fields polka would have set
-  // (except the parsed `req.query`; hooks read the query through ctx.searchParams).
-  const noMatch = (req: Request, res: ServerResponse) => () =>
-    errorResponse(req, res, new ApiError('NOT_FOUND', `no route for ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}`), serviceName);
+  // and the table: requests go straight there. The URL is split here, once; the path and the query
+  // are handed to the route (hooks read the query through ctx.searchParams; nothing is added to req).
   const handler = (req: Request, res: ServerResponse) => {
     const url = req.url ?? '/';
-    const query = url.indexOf('?', 1);
-    req.originalUrl = url;
-    req.path = query === -1 ? url : url.slice(0, query);
-    req.search = query === -1 ? null : url.slice(query);
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     try {
-      guard(req, res, () => route(req, res, noMatch(req, res)));
+      if (admit(req, res) && !route(req, res, path, query === -1 ? '' : url.slice(query + 1))) notFound(req, res, path);
     } catch {
       errorResponse(req, res, new ApiError('INTERNAL'), serviceName);
     }
@@ -147,14 +158,18 @@ export function buildRouter(
   return { handler };
 }
 
+/** The path of a request target, without its query. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /** Mounts the served rows of the model's route table, and 405 on the paths it closes. */
 function mountModel(table: RouteTable, prefix: string, model: ModelMeta, routes: RouteServer): void {
   const { rows, closed } = modelRoutes(model);
   for (const row of rows) {
     if (!row.served) continue;
-    const chain = routes.chain(model, row);
-    const handler: RouteHandler = (req, res) => routes.serve(req, res, model, row.op, chain);
-    table.add(row.method, `${prefix}${row.pattern}`, handler);
+    table.add(row.method, `${prefix}${row.pattern}`, routes.handler(model, row.op, routes.chain(model, row)));
   }
   for (const path of closed) {
     table.add('*', `${prefix}${path.pattern}`, (req, res) =>

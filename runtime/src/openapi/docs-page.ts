@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ResolvedConfig } from '../config/config.js';
 import { ConfigError, ApiError } from '../errors/api-error.js';
-import { type DispatchDeps, dispatch } from '../http/dispatch.js';
+import { type DispatchDeps, routeHandler } from '../http/dispatch.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { Logger } from '../log/logger.js';
 import type { Context } from '../pipeline/context.js';
@@ -184,7 +184,7 @@ export function mountDocsPage(table: RouteTable, config: ResolvedConfig, deps: D
     return false;
   }
   const load = assetLoader(viewerDirectory());
-  const serve = (chain: Chain) => (req: Parameters<typeof dispatch>[1], res: Parameters<typeof dispatch>[2]) => void dispatch(deps, req, res, null, 'read', chain);
+  const serve = (chain: Chain) => routeHandler(deps, null, 'read', chain);
   const pageHandler = serve(pageChain(docsPageHtml(config.pathPrefix, title)));
   const assetHandler = serve(assetChain(load));
   for (const method of ['GET', 'HEAD']) {

@@ -5,7 +5,7 @@
  */
 import type { ResolvedConfig } from '../config/config.js';
 import { ConfigError } from '../errors/api-error.js';
-import { type DispatchDeps, dispatch } from '../http/dispatch.js';
+import { type DispatchDeps, routeHandler } from '../http/dispatch.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { Context } from '../pipeline/context.js';
 import { type Chain, hookFailure } from '../pipeline/pipeline.js';
@@ -70,7 +70,7 @@ export function mountDocumentRoute(table: RouteTable, config: ResolvedConfig, de
   }
   const chain = documentChain(hooks, generate);
   // The document is served as a read outside any model: hooks see ctx.model === null.
-  const handler = (req: Parameters<typeof dispatch>[1], res: Parameters<typeof dispatch>[2]) => void dispatch(deps, req, res, null, 'read', chain);
+  const handler = routeHandler(deps, null, 'read', chain);
   table.add('GET', `${config.pathPrefix}${DOCUMENT_PATH}`, handler);
   table.add('HEAD', `${config.pathPrefix}${DOCUMENT_PATH}`, handler);
 }
