@@ -121,7 +121,7 @@ function baseHeaders(ctx: Context, defaults: ResponseDefaults): Record<string, s
       .map(([step, ms]) => `${step};dur=${(ms as number).toFixed(2)}`)
       .join(', ');
   }
-  Object.assign(headers, ctx.headers);
+  if (ctx.extraHeaders) Object.assign(headers, ctx.extraHeaders);
   return headers;
 }
 

@@ -112,12 +112,11 @@ export class Context {
   result: unknown = undefined;
   /** The response the Response step built or a hook set; written after the chain. */
   response: PendingResponse | null = null;
-  /** Extra headers added to whatever response is written. */
-  readonly headers: Record<string, string> = {};
+  /** Extra headers set through `headers`; null while none are (most requests), so none is allocated. */
+  extraHeaders: Record<string, string> | null = null;
   /** Equalities applied to every read and write (tenancy, force filter). */
   scope: ScopeFilter[] = [];
-  /** Free space for hooks to pass values along. */
-  readonly state: Record<string, unknown> = {};
+  private hookState: Record<string, unknown> | null = null;
   /** Remote address (the forwarded client when TrustProxyHeaders is set). */
   remoteAddress = '';
   /** Step timings in ms when Trace.Timings is on. */
@@ -145,6 +144,26 @@ export class Context {
   ) {
     this.params = params;
     this.db = adapter;
+  }
+
+  /** Extra headers added to whatever response is written. */
+  get headers(): Record<string, string> {
+    return (this.extraHeaders ??= {});
+  }
+
+  /** Free space for hooks to pass values along. */
+  get state(): Record<string, unknown> {
+    return (this.hookState ??= {});
+  }
+
+  /**
+   * The query string parsed, or null when there is none (the URL has no
+   * parameters and no hook added any): reads without parameters build no
+   * URLSearchParams.
+   */
+  get searchParamsIfAny(): URLSearchParams | null {
+    if (this.search) return this.search.size > 0 ? this.search : null;
+    return this.rawSearch === '' ? null : this.searchParams;
   }
 
   /** The query string, parsed on first use. */

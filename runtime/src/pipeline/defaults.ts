@@ -16,7 +16,7 @@ import { historyDefaults } from './history-read.js';
 import { notFound, pathId } from './path-id.js';
 import { recordWrites } from './record-writes.js';
 import { ObserverError, type WriteObservers } from './write-observers.js';
-import { hookFailure, type StepDefaults } from './pipeline.js';
+import { hookFailure, type StepDefaults, straight } from './pipeline.js';
 import type { Hook } from './types.js';
 import { storableCheck } from './storable.js';
 import { applyDefaults, stripBody, validateBody } from './validate.js';
@@ -49,15 +49,14 @@ async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
 }
 
 function deserializeBody(options: DefaultsOptions): Hook {
-  return async (ctx, next) => {
+  return straight(async (ctx) => {
     if (isMultipart(ctx.req)) {
       await readMultipart(ctx, options.multipart ?? null);
     } else {
       ctx.rawBody = await readBody(ctx.req, options.bodyLimit);
       ctx.body = parseJsonObject(ctx.rawBody);
     }
-    await next();
-  };
+  });
 }
 
 /**
@@ -93,11 +92,10 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
     case 'list':
       return {
         ...none,
-        deserialize: async (ctx, next) => {
-          ctx.query = parseListQuery(model, ctx.searchParams);
-          await next();
-        },
-        db: async (ctx, next) => {
+        deserialize: straight((ctx) => {
+          ctx.query = parseListQuery(model, ctx.searchParamsIfAny);
+        }),
+        db: straight(async (ctx) => {
           const query = ctx.query!;
           const keyset = keysetFor(model, query, options.cursors);
           const page = await db(ctx, async () => {
@@ -107,9 +105,8 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           });
           if (keyset) page.nextCursor = nextCursor(model, keyset, page.records, page.hasMore ?? false, options.cursors);
           ctx.result = page;
-          await next();
-        },
-        response: async (ctx, next) => {
+        }),
+        response: straight((ctx) => {
           const page = ctx.result as Page;
           const { limit, page: number } = ctx.query!;
           const meta =
@@ -118,17 +115,15 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
               : { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) };
           const view = viewOf(ctx);
           ctx.respond(200, { data: page.records.map((r) => project(r, view)), meta });
-          await next();
-        },
+        }),
       };
     case 'read':
       return {
         ...none,
-        deserialize: async (ctx, next) => {
-          ctx.query = parseReadQuery(model, ctx.searchParams);
-          await next();
-        },
-        db: async (ctx, next) => {
+        deserialize: straight((ctx) => {
+          ctx.query = parseReadQuery(model, ctx.searchParamsIfAny);
+        }),
+        db: straight(async (ctx) => {
           const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
           const record = await db(ctx, async () => {
             const found = await store.findById(ctx.db, id, storeOptions(ctx));
@@ -137,69 +132,59 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           });
           if (!record) throw notFound(model, id);
           ctx.result = record;
-          await next();
-        },
-        response: async (ctx, next) => {
+        }),
+        response: straight((ctx) => {
           single(ctx, 200, ctx.result as RecordData);
-          await next();
-        },
+        }),
       };
     case 'create':
       return {
         ...none,
         deserialize: deserializeBody(options),
-        validate: async (ctx, next) => {
+        validate: straight((ctx) => {
           const body = stripBody(ctx.body!, model.createKeys);
           validateBody(model.validators.create, body, model, storableCreate(body, ctx.rawBody));
           applyDefaults(body, model);
           ctx.body = body;
-          await next();
-        },
-        db: async (ctx, next) => {
+        }),
+        db: straight(async (ctx) => {
           ctx.result = await db(ctx, () => writes.insert(ctx, { ...ctx.body }));
-          await next();
-        },
-        response: async (ctx, next) => {
+        }),
+        response: straight((ctx) => {
           single(ctx, 201, ctx.result as RecordData);
-          await next();
-        },
+        }),
       };
     case 'update':
       return {
         ...none,
         deserialize: deserializeBody(options),
-        validate: async (ctx, next) => {
+        validate: straight((ctx) => {
           const body = stripBody(ctx.body!, model.updateKeys);
           validateBody(model.validators.update, body, model, storableUpdate(body, ctx.rawBody));
           ctx.body = body;
-          await next();
-        },
-        db: async (ctx, next) => {
+        }),
+        db: straight(async (ctx) => {
           const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
           const record = await db(ctx, () => writes.update(ctx, id, { ...ctx.body }));
           if (!record) throw notFound(model, id);
           ctx.result = record;
-          await next();
-        },
-        response: async (ctx, next) => {
+        }),
+        response: straight((ctx) => {
           single(ctx, 200, ctx.result as RecordData);
-          await next();
-        },
+        }),
       };
     case 'delete':
       return {
         ...none,
-        db: async (ctx, next) => {
+        db: straight(async (ctx) => {
           const id = pathId(ctx, model);
           const removed = await db(ctx, () => writes.remove(ctx, id));
           if (!removed) throw notFound(model, id);
           ctx.result = null;
-          await next();
-        },
-        response: async (ctx, next) => {
+        }),
+        response: straight((ctx) => {
           ctx.respond(204);
-          await next();
-        },
+        }),
       };
     case 'history':
       return historyDefaults(model, store, none);
@@ -207,10 +192,9 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       const allow = modelRoutes(model).allow(route.pattern);
       return {
         ...none,
-        response: async (ctx, next) => {
+        response: straight((ctx) => {
           ctx.respond(204, undefined, { Allow: allow });
-          await next();
-        },
+        }),
       };
     }
     default:

@@ -75,7 +75,70 @@ export function guard(hook: Hook, step: Step): Hook {
   };
 }
 
-function compose(links: readonly Hook[]): Chain {
+/** The work of a step that always continues: it runs, then the rest of the chain does. */
+export type StepWork = (ctx: Context) => Promise<void> | void;
+
+const stepWork = Symbol('mfx.stepWork');
+type StraightHook = Hook & { [stepWork]?: StepWork };
+
+/**
+ * A step default that always continues, as a hook. Where no user hook sits
+ * between two such steps, the chain calls their work one after the other
+ * instead of through a `next` closure and a promise per link.
+ *
+ * @example
+ * response: straight((ctx) => ctx.respond(204)),
+ */
+export function straight(work: StepWork): Hook {
+  const hook: StraightHook = async (ctx, next) => {
+    await work(ctx);
+    await next();
+  };
+  hook[stepWork] = work;
+  return hook;
+}
+
+/** Runs consecutive step works in order; a sync one costs no promise. */
+function inSequence(works: readonly StepWork[]): StepWork {
+  if (works.length === 1) return works[0];
+  return async (ctx) => {
+    for (const work of works) {
+      const pending = work(ctx);
+      if (pending) await pending;
+    }
+  };
+}
+
+/** Fuses each run of straight links into one, so links that never need `next` get none. */
+function fuse(links: readonly Hook[]): Hook[] {
+  const fused: Hook[] = [];
+  let run: StepWork[] = [];
+  const endRun = () => {
+    if (run.length > 0) fused.push(straight(inSequence(run)));
+    run = [];
+  };
+  for (const link of links) {
+    const work = (link as StraightHook)[stepWork];
+    if (work) run.push(work);
+    else {
+      endRun();
+      fused.push(link);
+    }
+  }
+  endRun();
+  return fused;
+}
+
+function compose(all: readonly Hook[]): Chain {
+  const links = fuse(all);
+  // No user hook, no trace marker: the defaults' work, called directly.
+  if (links.length === 0) return () => Promise.resolve();
+  const only = (links[0] as StraightHook)[stepWork];
+  if (links.length === 1 && only) {
+    return async (ctx) => {
+      await only(ctx);
+    };
+  }
   return (ctx) => {
     let reached = -1;
     const dispatch = (i: number): Promise<void> => {

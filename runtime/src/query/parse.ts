@@ -106,7 +106,7 @@ export function parseFilter(model: ModelMeta, raw: string, group: number): Filte
 export function parseFilters(model: ModelMeta, params: URLSearchParams): FilterClause[] {
   const limits = model.queryLimits;
   const clauses: FilterClause[] = [];
-  const groupSizes = new Map<number, number>();
+  let groupSizes: Map<number, number> | null = null;
   for (const [key, raw] of params) {
     let group = 0;
     if (key !== 'filter') {
@@ -114,6 +114,7 @@ export function parseFilters(model: ModelMeta, params: URLSearchParams): FilterC
       const index = /^filter\[(\d{1,6})\]$/.exec(key);
       if (!index) throw invalid(`filter group ${quote(key)} needs a non-negative integer index, as in filter[0]=...`);
       group = Number(index[1]) + 1;
+      groupSizes ??= new Map();
       groupSizes.set(group, (groupSizes.get(group) ?? 0) + 1);
       if (groupSizes.size > limits.maxOrGroups) throw invalid(`too many filter groups: at most ${limits.maxOrGroups} (query_limits:maxOrGroups)`);
       if (groupSizes.get(group)! > limits.maxOrGroupClauses) {
@@ -129,7 +130,9 @@ export function parseFilters(model: ModelMeta, params: URLSearchParams): FilterC
 /** `sort=a:asc,b:desc`, repeatable, left to right; through belongsTo relations (`author.name:asc`). */
 export function parseSorts(model: ModelMeta, params: URLSearchParams): SortKey[] {
   const sorts: SortKey[] = [];
-  for (const part of params.getAll('sort').flatMap((r) => r.split(','))) {
+  const raw = params.getAll('sort');
+  if (raw.length === 0) return sorts;
+  for (const part of raw.flatMap((r) => r.split(','))) {
     const item = part.trim();
     if (item === '') continue;
     const at = item.lastIndexOf(':');
@@ -147,8 +150,10 @@ export function parseSorts(model: ModelMeta, params: URLSearchParams): SortKey[]
 /** `include=author,comments,author.company`: relation keys, one nested level; `a.b` implies `a`. */
 export function parseIncludes(model: ModelMeta, params: URLSearchParams): IncludePath[] {
   const paths: IncludePath[] = [];
+  const raw = params.getAll('include');
+  if (raw.length === 0) return paths;
   const seen = new Set<string>();
-  for (const part of params.getAll('include').flatMap((r) => r.split(','))) {
+  for (const part of raw.flatMap((r) => r.split(','))) {
     const item = part.trim();
     if (item === '' || seen.has(item)) continue;
     const keys = item.split('.');
@@ -190,8 +195,9 @@ function refuseNul(params: URLSearchParams): void {
   }
 }
 
-/** The read route's parameters: select and include. */
-export function parseReadQuery(model: ModelMeta, params: URLSearchParams): ListQuery {
+/** The read route's parameters: select and include; null when the request has none. */
+export function parseReadQuery(model: ModelMeta, params: URLSearchParams | null): ListQuery {
+  if (!params) return { filters: [], sorts: [], page: 1, limit: 1, include: [], select: null, q: null, cursor: null, locale: null };
   refuseNul(params);
   return {
     filters: [],
@@ -206,8 +212,9 @@ export function parseReadQuery(model: ModelMeta, params: URLSearchParams): ListQ
   };
 }
 
-/** The list route's parameters. */
-export function parseListQuery(model: ModelMeta, params: URLSearchParams): ListQuery {
+/** The list route's parameters; null when the request has none (the defaults, without parsing). */
+export function parseListQuery(model: ModelMeta, params: URLSearchParams | null): ListQuery {
+  if (!params) return { filters: [], sorts: [], page: 1, limit: DEFAULT_LIMIT, include: [], select: null, q: null, cursor: null, locale: null };
   refuseNul(params);
   const { page, limit } = parsePaging(params);
   return {
