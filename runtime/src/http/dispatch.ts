@@ -3,6 +3,7 @@ import type { Adapter } from '../db/adapter.js';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from '../db/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { CLIENT_CLOSED_STATUS } from '../errors/catalogue.js';
+import { type AccessLog, accessLog } from '../log/access.js';
 import type { Logger } from '../log/logger.js';
 import { Context, runCallback } from '../pipeline/context.js';
 import type { Chain } from '../pipeline/pipeline.js';
@@ -47,6 +48,7 @@ interface ServedRoute {
   readonly model: ModelMeta | null;
   readonly op: Op;
   readonly chain: Chain;
+  readonly access: AccessLog;
 }
 
 /**
@@ -57,7 +59,7 @@ interface ServedRoute {
  * table.add('GET', '/api/posts/:id', routeHandler(deps, post, 'read', chain));
  */
 export function routeHandler(deps: DispatchDeps, model: ModelMeta | null, op: Op, chain: Chain): RouteHandler {
-  const route: ServedRoute = { model, op, chain };
+  const route: ServedRoute = { model, op, chain, access: accessLog(deps.log, model?.name, op) };
   return (req, res, params, path, search) => void dispatch(deps, route, req, res, params, path, search);
 }
 
@@ -154,20 +156,15 @@ async function dispatch(
     if (ctx.response?.kind === 'stream') releaseSource(ctx.response.source);
     // A stream has ended here, cut by its own failure if not finished: that close is not the client's.
     if (res.writableFinished || status === CLIENT_CLOSED_STATUS || ctx.response?.kind === 'stream') res.off('close', exchange.clientClosed);
-    deps.log.info(
-      {
-        requestId,
-        traceId: ctx.traceId,
-        method: req.method,
-        path,
-        status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        model: route.model?.name,
-        op: route.op,
-        remoteAddress: ctx.remoteAddress,
-      },
-      'request',
-    );
+    route.access({
+      requestId,
+      traceId: ctx.traceId,
+      method: req.method,
+      path,
+      status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      remoteAddress: ctx.remoteAddress,
+    });
     if (ctx.afterResponseCallbacks) await runAfterResponse(ctx);
     requestEnded(inflight);
   }
