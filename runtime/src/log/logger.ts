@@ -61,16 +61,26 @@ export function defaultLogger(serviceName?: string, options: LogOptions = {}): L
   // A quiet server still shows its lines within a quarter second.
   setInterval(() => destination.flush(), 250).unref();
   process.once('exit', flush);
-  const settings = { base: serviceName ? { service: serviceName } : {}, level: options.level ?? 'info' };
-  const stream = options.format === 'pretty' ? prettyDestination(destination) : destination;
-  const logger = pino(settings, stream);
+  const logger = lineLogger(serviceName, options.level ?? 'info', options.format === 'pretty' ? prettyDestination(destination) : destination);
+  return Object.assign(logger, { flush, settle, outputClosed });
+}
+
+/**
+ * pino on a stream of JSON lines (with the service name when one is set),
+ * with the `infoMembers` writer beside it.
+ *
+ * @example
+ * const logger = lineLogger('blog', 'info', { write: (line) => lines.push(line) });
+ */
+export function lineLogger(serviceName: string | undefined, level: NonNullable<LogOptions['level']>, stream: { write(line: string): unknown }) {
+  const logger = pino({ base: serviceName ? { service: serviceName } : {}, level }, stream);
   // The line pino writes for logger.info(fields, message), member for member: level, time, base, fields, msg.
   const base = serviceName ? `,"service":${JSON.stringify(serviceName)}` : '';
   const writeInfo: InfoMembersWriter = (members, message) => {
     if (logger.levelVal > INFO) return;
     stream.write(`{"level":${INFO},"time":${Date.now()}${base},${members},"msg":${JSON.stringify(message)}}\n`);
   };
-  return Object.assign(logger, { flush, settle, outputClosed, [infoMembers]: writeInfo });
+  return Object.assign(logger, { [infoMembers]: writeInfo });
 }
 
 /** pino's number for the info level. */
