@@ -1,10 +1,9 @@
 // `mfx build`: what it prints, what it writes, how it exits.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { locate, root, tempProject } from './support.js';
+import { runMfx } from '../support/cli.js';
+import { locate, tempProject } from './support.js';
 
 const models = `import type { Model } from '@mfx/runtime';
 
@@ -26,14 +25,11 @@ export interface Broken extends Model {
 const project = tempProject({ 'src/models.ts': models, 'src/broken.ts': broken });
 after(() => project.remove());
 
-function mfx(...args: string[]) {
-  const run = spawnSync(process.execPath, [join(root, 'bin/mfx.mjs'), 'build', ...args], { cwd: project.dir, encoding: 'utf8' });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const build = (...args: string[]) => runMfx(['build', ...args], { cwd: project.dir });
 
 describe('mfx build', () => {
-  it('writes the manifest directory, prints warnings with paths relative to cwd, exits 0', () => {
-    const run = mfx('src/models.ts', '--out', 'out');
+  it('writes the manifest directory, prints warnings with paths relative to cwd, exits 0', async () => {
+    const run = await build('src/models.ts', '--out', 'out');
     const at = locate(project.path('src/models.ts'), 'text:');
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, `src/models.ts:${at.line}:${at.col}: warning: Note.text: unknown directive 'filterabel' is ignored. Did you mean 'filterable'?\n`);
@@ -43,13 +39,13 @@ describe('mfx build', () => {
     assert.ok(existsSync(project.path('out/validators.js')));
   });
 
-  it('defaults to .mfx', () => {
-    assert.equal(mfx('src/models.ts').code, 0);
+  it('defaults to .mfx', async () => {
+    assert.equal((await build('src/models.ts')).code, 0);
     assert.ok(existsSync(project.path('.mfx/manifest.json')));
   });
 
-  it('prints every error as file:line:col: error: message, writes nothing, exits 1', () => {
-    const run = mfx('src/broken.ts', 'src/models.ts', '--out=failed');
+  it('prints every error as file:line:col: error: message, writes nothing, exits 1', async () => {
+    const run = await build('src/broken.ts', 'src/models.ts', '--out=failed');
     const title = locate(project.path('src/broken.ts'), 'title:');
     const count = locate(project.path('src/broken.ts'), 'count:');
     const text = locate(project.path('src/models.ts'), 'text:');
@@ -65,21 +61,21 @@ describe('mfx build', () => {
     assert.ok(!existsSync(project.path('failed')));
   });
 
-  it('a missing entry or tsconfig is an error; bad arguments are a usage error (exit 2)', () => {
-    const missing = mfx('src/nope.ts');
+  it('a missing entry or tsconfig is an error; bad arguments are a usage error (exit 2)', async () => {
+    const missing = await build('src/nope.ts');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /^mfx: error: cannot read entry file .*src\/nope\.ts\. Check the path\n/);
-    const noProject = mfx('src/models.ts', '--project', 'missing.json');
+    const noProject = await build('src/models.ts', '--project', 'missing.json');
     assert.equal(noProject.code, 1);
     assert.match(noProject.stderr, /cannot read the TypeScript configuration: .*missing\.json does not exist/);
-    assert.equal(mfx().code, 2);
-    const unknown = mfx('src/models.ts', '--wait');
+    assert.equal((await build()).code, 2);
+    const unknown = await build('src/models.ts', '--wait');
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^mfx build: unknown option --wait/);
   });
 
-  it('--help prints the usage', () => {
-    const run = mfx('--help');
+  it('--help prints the usage', async () => {
+    const run = await build('--help');
     assert.equal(run.code, 0);
     assert.match(run.stdout, /^usage: mfx build ENTRY\.ts\.\.\. \[--project tsconfig\.json\] \[--out DIR\]/);
   });

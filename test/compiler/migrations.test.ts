@@ -1,12 +1,11 @@
 // What the compiler checks for migrations: `renamed_from:` and its rules, two models on one table as a build
 // error at both declarations, and `mfx build --strict` turning warnings into errors.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { modelTable } from '@mfx/runtime/sql';
-import { compile, fieldOf, locate, root, seen, tempProject } from './support.js';
+import { runMfx } from '../support/cli.js';
+import { compile, fieldOf, locate, seen, tempProject } from './support.js';
 
 const renames = `import type { Model } from '@mfx/runtime';
 
@@ -143,10 +142,10 @@ describe('one table, one model', () => {
     ]);
   });
 
-  it('mfx build prints both places as file:line:col and writes nothing', () => {
-    const run = spawnSync(process.execPath, [join(root, 'bin/mfx.mjs'), 'build', 'tables.ts', '--out', 'tables-out'], { cwd: project.dir, encoding: 'utf8' });
+  it('mfx build prints both places as file:line:col and writes nothing', async () => {
+    const run = await runMfx(['build', 'tables.ts', '--out', 'tables-out'], { cwd: project.dir });
     const [post, article] = [locate(project.path('tables.ts'), 'Post extends'), locate(project.path('tables.ts'), 'Article extends')];
-    assert.equal(run.status, 1);
+    assert.equal(run.code, 1);
     const lines = run.stderr.split('\n');
     assert.equal(lines[0], `tables.ts:${post.line}:${post.col}: error: Post: table 'posts' is also the table of model Article. Give one of them another table with table:NAME`);
     assert.equal(lines[1], `tables.ts:${article.line}:${article.col}: error: Article: table 'posts' is also the table of model Post. Give one of them another table with table:NAME`);
@@ -156,29 +155,27 @@ describe('one table, one model', () => {
 });
 
 describe('mfx build --strict', () => {
-  const build = (...args: string[]) => {
-    const run = spawnSync(process.execPath, [join(root, 'bin/mfx.mjs'), 'build', 'misspelt.ts', ...args], { cwd: project.dir, encoding: 'utf8' });
-    return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-  };
+  const build = (...args: string[]) => runMfx(['build', 'misspelt.ts', ...args], { cwd: project.dir });
   const text = locate(project.path('misspelt.ts'), 'text:');
   const message = `Memo.text: unknown directive 'sortabel' is ignored. Did you mean 'sortable'?`;
 
-  it('a misspelt directive is a warning by default: the build succeeds', () => {
-    assert.deepEqual(build('--out', 'lenient'), { code: 0, stdout: 'mfx build: 1 model → lenient\n', stderr: `misspelt.ts:${text.line}:${text.col}: warning: ${message}\n` });
+  it('a misspelt directive is a warning by default: the build succeeds', async () => {
+    assert.deepEqual(await build('--out', 'lenient'), { code: 0, signal: null, stdout: 'mfx build: 1 model → lenient\n', stderr: `misspelt.ts:${text.line}:${text.col}: warning: ${message}\n` });
     assert.ok(existsSync(project.path('lenient/manifest.json')));
   });
 
-  it('--strict turns it into an error: exit 1, nothing written', () => {
-    assert.deepEqual(build('--out', 'strict', '--strict'), {
+  it('--strict turns it into an error: exit 1, nothing written', async () => {
+    assert.deepEqual(await build('--out', 'strict', '--strict'), {
       code: 1,
+      signal: null,
       stdout: '',
       stderr: `misspelt.ts:${text.line}:${text.col}: error: ${message}\nmfx build: 1 error (--strict: warnings count as errors), nothing written\n`,
     });
     assert.ok(!existsSync(project.path('strict')));
   });
 
-  it('--strict takes no value', () => {
-    const run = build('--strict=yes');
+  it('--strict takes no value', async () => {
+    const run = await build('--strict=yes');
     assert.equal(run.code, 2);
     assert.match(run.stderr, /^mfx build: --strict takes no value\n/);
   });

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runMfx } from '../support/cli.js';
 import { fixture, locate, root, sourceOptions, tempProject } from './support.js';
 
 const tsconfig = (files: string[]) =>
@@ -50,9 +51,9 @@ const project = tempProject({
 });
 after(() => project.remove());
 
-function run(command: string, args: string[], cwd = project.dir) {
-  // The plugin (and through it the compiler) runs from the sources too.
-  const result = spawnSync(process.execPath, ['--conditions=mfx-source', command, ...args], { cwd, encoding: 'utf8' });
+/** `tspc ...args`; the plugin (and through it the compiler) runs from the sources too. */
+function tspc(args: string[], cwd = project.dir) {
+  const result = spawnSync(process.execPath, ['--conditions=mfx-source', join(root, 'node_modules/ts-patch/bin/tspc.js'), ...args], { cwd, encoding: 'utf8' });
   return { code: result.status, output: result.stdout + result.stderr };
 }
 
@@ -60,11 +61,11 @@ function run(command: string, args: string[], cwd = project.dir) {
 const aboutProject = (output: string) => output.split('\n').filter((line) => /^(models|base)\.ts/.test(line) || line.includes('TS9901'));
 
 describe('tspc with @mfx/compiler/transform', () => {
-  it('writes the same manifest.json and validators.js as mfx build, byte for byte', () => {
-    const tspc = run(join(root, 'node_modules/ts-patch/bin/tspc.js'), ['-p', 'tsconfig.json']);
-    assert.deepEqual(aboutProject(tspc.output), [], tspc.output);
-    const cli = run(join(root, 'bin/mfx.mjs'), ['build', 'models.ts', '--project', 'tsconfig.json', '--out', '.mfx-cli']);
-    assert.equal(cli.code, 0, cli.output);
+  it('writes the same manifest.json and validators.js as mfx build, byte for byte', async () => {
+    const built = tspc(['-p', 'tsconfig.json']);
+    assert.deepEqual(aboutProject(built.output), [], built.output);
+    const cli = await runMfx(['build', 'models.ts', '--project', 'tsconfig.json', '--out', '.mfx-cli'], { cwd: project.dir });
+    assert.equal(cli.code, 0, cli.stdout + cli.stderr);
     for (const file of ['manifest.json', 'validators.js']) {
       const fromTspc = readFileSync(project.path(`.mfx/${file}`), 'utf8');
       assert.equal(fromTspc, readFileSync(project.path(`.mfx-cli/${file}`), 'utf8'), file);
@@ -75,13 +76,13 @@ describe('tspc with @mfx/compiler/transform', () => {
   });
 
   it('reports model errors as TypeScript diagnostics that fail the build; warnings go to stderr', () => {
-    const tspc = run(join(root, 'node_modules/ts-patch/bin/tspc.js'), ['-p', 'tsconfig.json'], project.path('bad'));
+    const built = tspc(['-p', 'tsconfig.json'], project.path('bad'));
     const at = locate(project.path('bad/models.ts'), 'title:');
-    assert.notEqual(tspc.code, 0);
+    assert.notEqual(built.code, 0);
     assert.ok(
-      tspc.output.includes(`models.ts(${at.line},${at.col}): error TS9901: Thing.title: 'min' does not apply to a string field. Use 'minlen:N' / 'maxlen:N' to bound a string's length`),
-      tspc.output,
+      built.output.includes(`models.ts(${at.line},${at.col}): error TS9901: Thing.title: 'min' does not apply to a string field. Use 'minlen:N' / 'maxlen:N' to bound a string's length`),
+      built.output,
     );
-    assert.ok(tspc.output.includes(`models.ts(${at.line},${at.col}): warning mfx: Thing.title: unknown directive 'filterabel' is ignored. Did you mean 'filterable'?`), tspc.output);
+    assert.ok(built.output.includes(`models.ts(${at.line},${at.col}): warning mfx: Thing.title: unknown directive 'filterabel' is ignored. Did you mean 'filterable'?`), built.output);
   });
 });

@@ -99,7 +99,7 @@ eachBackend(
       for (const server of [quiet, quietEnv, loud]) assert.deepEqual(await server.stop(), { code: 0, signal: null });
       // Every line is out once the process has exited. At warn, the one warning of this fixture (its
       // model Doc takes /docs from the documentation page) and nothing quieter; at error, only the URL.
-      const logged = (server: Running) => server.lines.seen.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+      const logged = (server: Running) => server.logs() as { level: number; msg: string }[];
       assert.deepEqual(
         logged(quiet).map((line) => [line.level, line.msg]),
         [[40, 'documentation page not mounted: another route answers its path; rename that route or set documentation.page: false']],

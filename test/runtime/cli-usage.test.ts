@@ -3,14 +3,13 @@
 // does anything, and a reader that goes away (`| head -1`) ends a command
 // quietly.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer as createNetServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { synopsis, usage } from '../../runtime/src/cli/args.js';
-import { cliDatabase, mfxBin, root, runMfx } from '../support/cli.js';
+import { cliDatabase, root, runMfx } from '../support/cli.js';
 import { sqliteFileBackend } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { eachBackend, postgres } from '../support/suite.js';
@@ -132,7 +131,7 @@ eachBackend(
     it('mfx migrate whose reader went away: exit 0, nothing on stderr, the migration committed', async () => {
       const db = await cliDatabase(backend);
       try {
-        const run = await runMfx(['migrate', '--manifest', manifest, '--db', db.url], { closeStdout: true });
+        const run = await runMfx(['migrate', '--manifest', manifest, '--db', db.url], { head: 0 });
         assert.deepEqual({ code: run.code, stderr: run.stderr }, { code: 0, stderr: '' });
         // (SQLite's full-text tables beside them left out.)
         assert.deepEqual((await db.tables()).filter((t) => !t.includes('_fts')), ['comments', 'companies', 'post_tags', 'posts', 'tags', 'user_history', 'users']);
@@ -144,7 +143,7 @@ eachBackend(
     it('mfx serve whose reader went away stops as on SIGTERM: exit 0, nothing on stderr', async () => {
       const db = await cliDatabase(backend);
       try {
-        const run = await runMfx(['serve', '--manifest', manifest, '--db', db.url, '--port', '0'], { closeStdout: true });
+        const run = await runMfx(['serve', '--manifest', manifest, '--db', db.url, '--port', '0'], { head: 0 });
         assert.deepEqual({ code: run.code, signal: run.signal, stderr: run.stderr }, { code: 0, signal: null, stderr: '' });
         // It had started: the migration ran before the first line it wrote.
         assert.ok((await db.tables()).includes('posts'));
@@ -159,16 +158,8 @@ eachBackend(
 describe('a reader that goes away', () => {
   it('mfx openapi | head -1: the first line, exit status 0, nothing on stderr', async () => {
     const manifest = await fixtureManifestDir('blog');
-    const script = `"${process.execPath}" "${mfxBin}" openapi --manifest "${manifest}" | head -1; echo "status \${PIPESTATUS[0]}"`;
-    const child = spawn('bash', ['-c', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise((resolve) => child.once('close', resolve));
-    assert.equal(code, 0);
-    assert.equal(stdout, '{\nstatus 0\n');
-    assert.equal(stderr, '');
+    const run = await runMfx(['openapi', '--manifest', manifest], { head: 1 });
+    assert.deepEqual(run, { code: 0, signal: null, stdout: '{\n', stderr: '' });
   });
 
   it('mfx openapi, mfx serve --help, mfx build, mfx --help and mfx --version writing to a closed pipe: exit 0, nothing on stderr', async () => {
@@ -182,7 +173,7 @@ describe('a reader that goes away', () => {
         ['--help'],
         ['--version'],
       ]) {
-        const run = await runMfx(args, { closeStdout: true });
+        const run = await runMfx(args, { head: 0 });
         assert.deepEqual({ code: run.code, signal: run.signal, stderr: run.stderr }, { code: 0, signal: null, stderr: '' }, args[0]);
       }
       // The build wrote its files before the line that found the pipe closed.

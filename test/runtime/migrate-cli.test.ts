@@ -2,21 +2,18 @@
 // real commands against a SQLite file and a PostgreSQL schema, exact output and exit codes, and proof that
 // nothing changed whenever a command plans or refuses.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { build } from '@mfx/compiler';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { tempProject } from '../compiler/support.js';
 import { type Backend, freshSchema, sqliteFileBackend } from '../support/backends.js';
+import { runMfx, servingUrl, startMfx } from '../support/cli.js';
 import { request } from '../support/server.js';
 import { eachBackend, onlyOn, postgres } from '../support/suite.js';
-
-const root = resolve(import.meta.dirname, '../..');
-const mfx = join(root, 'bin/mfx.mjs');
 
 const header = `import type { Model } from '@mfx/runtime';\n\n/** @mfx versioned */\nexport interface Post extends Model {\n`;
 /** v1: the first release. */
@@ -96,50 +93,6 @@ async function freshDb(backend: Backend): Promise<TestDb> {
   return { url: `sqlite:${path}`, sql, dump, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs `mfx <args>`; its exit code and both outputs. */
-function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [mfx, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** `mfx serve` on a free port: its URL once it listens (127.0.0.1), and its exit. */
-function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [mfx, 'serve', '--port', '0', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const url = new Promise<string>((done, fail) => {
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /mfx serving (http:\/\/\S+)/.exec(output);
-      if (match) done(match[1].replace('localhost', '127.0.0.1'));
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    void exited.then((code) => fail(new Error(`mfx serve exited with ${code}: ${output}`)));
-  });
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
-  };
-  /** The first JSON log line that `match` accepts, once the server has written it. */
-  const logLine = (match: (line: Record<string, unknown>) => boolean) =>
-    new Promise<Record<string, unknown>>((done) => {
-      const look = () => {
-        const found = output
-          .split('\n')
-          .filter((l) => l.startsWith('{') && l.endsWith('}'))
-          .map((l) => JSON.parse(l) as Record<string, unknown>)
-          .find(match);
-        if (!found) return false;
-        child.stdout.off('data', look);
-        done(found);
-        return true;
-      };
-      if (!look()) child.stdout.on('data', look);
-    });
-  return { url, exited, stop, logLine };
-}
-
 const pgTypes = (backend: Backend) => (backend.name === 'postgres' ? { ts: 'timestamptz', real: 'double precision' } : { ts: 'TEXT', real: 'REAL' });
 
 /** What a plan that renames title to headline prints on each database: the statements, then the drift. */
@@ -212,9 +165,9 @@ async function seedWithSql(db: TestDb): Promise<void> {
 
 /** A post and its history as v1 wrote them, through v1's API. */
 async function seedThroughV1(db: TestDb): Promise<string> {
-  const server = serve(['--manifest', manifests.v1, '--db', db.url]);
+  const server = startMfx(['serve', '--manifest', manifests.v1, '--db', db.url, '--port', '0']);
   try {
-    const url = await server.url;
+    const url = await servingUrl(server);
     const created = await request(`${url}/posts`, 'POST', { body: { title: 'Hello world', views: 3 } });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id as string;
@@ -232,10 +185,10 @@ eachBackend(
     it('prints the SQL it would run and every drift, twice alike, and changes nothing', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v1, '--db', db.url]).code, 0);
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v1, '--db', db.url])).code, 0);
         await seedWithSql(db);
         const before = await db.dump();
-        const first = run(['migrate', '--manifest', manifests.v3, '--db', db.url, '--plan']);
+        const first = await runMfx(['migrate', '--manifest', manifests.v3, '--db', db.url, '--plan']);
         const statements = renamePlan(backend);
         assert.equal(first.code, 0, first.stderr);
         assert.equal(
@@ -248,7 +201,7 @@ eachBackend(
           ].join('\n'),
         );
         assert.equal(first.stderr, '');
-        const second = run(['migrate', '--manifest', manifests.v3, '--db', db.url, '--plan']);
+        const second = await runMfx(['migrate', '--manifest', manifests.v3, '--db', db.url, '--plan']);
         assert.deepEqual(second, first, 'the same plan, printed twice');
         assert.equal(await db.dump(), before, 'schema and rows unchanged');
       } finally {
@@ -259,9 +212,9 @@ eachBackend(
     it('on an up-to-date schema says so and runs nothing', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v2, '--db', db.url]).code, 0);
-        const plan = run(['migrate', '--manifest', manifests.v2, '--db', db.url, '--plan']);
-        assert.deepEqual(plan, { code: 0, stdout: '-- the schema is up to date: the migration would run nothing\n', stderr: '' });
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url])).code, 0);
+        const plan = await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url, '--plan']);
+        assert.deepEqual(plan, { code: 0, signal: null, stdout: '-- the schema is up to date: the migration would run nothing\n', stderr: '' });
       } finally {
         await db.drop();
       }
@@ -270,7 +223,7 @@ eachBackend(
     it('does not create a SQLite file that does not exist', onlyOn(backend, 'sqlite-file', 'only SQLite keeps a database in a file the plan could create'), async () => {
       const db = await freshDb(backend);
       try {
-        const plan = run(['migrate', '--manifest', manifests.v1, '--db', db.url, '--plan']);
+        const plan = await runMfx(['migrate', '--manifest', manifests.v1, '--db', db.url, '--plan']);
         assert.equal(plan.code, 0, plan.stderr);
         const lines = plan.stdout.split('\n');
         assert.equal(lines[0], `-- ${db.url} does not exist yet: the plan is for an empty database`);
@@ -291,15 +244,15 @@ eachBackend(
     it('renames the column with its index, search and history, keeps the values, runs the plan, and is idempotent', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v1, '--db', db.url]).code, 0);
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v1, '--db', db.url])).code, 0);
         const id = await seedThroughV1(db);
-        const migrated = run(['migrate', '--manifest', manifests.v2, '--db', db.url]);
+        const migrated = await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url]);
         assert.equal(migrated.code, 0, migrated.stderr);
         assert.equal(migrated.stdout, `renamed column posts.title to headline\nadded column posts.summary\nran ${renamePlan(backend).length} statements\n`);
 
-        const server = serve(['--manifest', manifests.v2, '--db', db.url]);
+        const server = startMfx(['serve', '--manifest', manifests.v2, '--db', db.url, '--port', '0']);
         try {
-          const url = await server.url;
+          const url = await servingUrl(server);
           const read = await request(`${url}/posts/${id}`, 'GET');
           assert.equal(read.status, 200, read.text);
           assert.equal(read.body.data.headline, 'Hello again');
@@ -319,7 +272,7 @@ eachBackend(
         } finally {
           await server.stop();
         }
-        assert.deepEqual(run(['migrate', '--manifest', manifests.v2, '--db', db.url]), { code: 0, stdout: 'schema is up to date\n', stderr: '' });
+        assert.deepEqual(await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url]), { code: 0, signal: null, stdout: 'schema is up to date\n', stderr: '' });
       } finally {
         await db.drop();
       }
@@ -328,10 +281,10 @@ eachBackend(
     it('leaves both columns alone when both exist, and says how to finish by hand', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v1, '--db', db.url]).code, 0);
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v1, '--db', db.url])).code, 0);
         await db.sql(`ALTER TABLE posts ADD COLUMN headline TEXT NOT NULL DEFAULT ''`);
         const before = await db.dump();
-        const plan = run(['migrate', '--manifest', manifests.v2, '--db', db.url, '--plan']);
+        const plan = await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url, '--plan']);
         assert.equal(plan.code, 0, plan.stderr);
         const lines = plan.stdout.split('\n');
         assert.ok(lines.includes(`-- drift: posts.headline is declared renamed_from:title but both columns exist, so nothing was renamed and posts.title keeps its values; move what you need from title to headline (UPDATE "posts" SET "headline" = "title" copies every row), then drop the old column: ALTER TABLE "posts" DROP COLUMN "title"`), plan.stdout);
@@ -352,24 +305,25 @@ eachBackend(
     it('refuses a column whose type differs, names the SQL that fixes it, changes nothing; the SQL fixes it', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v1, '--db', db.url]).code, 0);
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v1, '--db', db.url])).code, 0);
         await seedWithSql(db);
         const before = await db.dump();
         const drift = viewsDrift(backend);
-        const refused = run(['migrate', '--manifest', manifests.v3, '--db', db.url, '--strict']);
+        const refused = await runMfx(['migrate', '--manifest', manifests.v3, '--db', db.url, '--strict']);
         assert.deepEqual(refused, {
           code: 1,
+          signal: null,
           stdout: '',
           stderr: `mfx migrate --strict: refused, nothing was changed: the database differs from the models in one way that would break requests:\n  - ${drift.text}\n`,
         });
         assert.equal(await db.dump(), before, 'not even the rename ran');
-        const planned = run(['migrate', '--manifest', manifests.v3, '--db', db.url, '--plan', '--strict']);
+        const planned = await runMfx(['migrate', '--manifest', manifests.v3, '--db', db.url, '--plan', '--strict']);
         assert.equal(planned.code, 1, 'a plan under --strict fails the same way, for CI');
         assert.equal(planned.stderr, refused.stderr);
 
         // The fix the message gives, run by hand, then the strict migration goes through.
         for (const statement of drift.fix) await db.sql(statement);
-        const fixed = run(['migrate', '--manifest', manifests.v3, '--db', db.url, '--strict']);
+        const fixed = await runMfx(['migrate', '--manifest', manifests.v3, '--db', db.url, '--strict']);
         assert.equal(fixed.code, 0, fixed.stderr);
         assert.equal(fixed.stdout, `renamed column posts.title to headline\nadded column posts.summary\nran ${renamePlan(backend).length} statements\n`);
       } finally {
@@ -385,21 +339,22 @@ eachBackend(
         await db.sql(`CREATE TABLE posts (id TEXT PRIMARY KEY, headline TEXT NOT NULL DEFAULT '', views ${real} NOT NULL DEFAULT 0, summary TEXT, created_at ${ts} NOT NULL, updated_at ${ts} NOT NULL, legacy TEXT NOT NULL)`);
         const before = await db.dump();
         const finding = `posts.legacy is NOT NULL without a default in the database but model Post does not declare it, so every insert into posts fails; migration never drops columns; if a field replaced it, add renamed_from:legacy to that field; otherwise drop it once its data is no longer needed: ALTER TABLE "posts" DROP COLUMN "legacy"`;
-        const refused = run(['migrate', '--manifest', manifests.v2, '--db', db.url, '--strict']);
+        const refused = await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url, '--strict']);
         assert.deepEqual(refused, {
           code: 1,
+          signal: null,
           stdout: '',
           stderr: `mfx migrate --strict: refused, nothing was changed: the database differs from the models in one way that would break requests:\n  - ${finding}\n`,
         });
         assert.equal(await db.dump(), before, 'the history table was not created either');
 
-        const warned = run(['migrate', '--manifest', manifests.v2, '--db', db.url]);
+        const warned = await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url]);
         assert.equal(warned.code, 0, warned.stderr);
         assert.match(warned.stdout, /^created table post_history\n/);
         assert.ok(warned.stdout.includes(`\ndrift: ${finding}\n`), warned.stdout);
-        const server = serve(['--manifest', manifests.v2, '--db', db.url]);
+        const server = startMfx(['serve', '--manifest', manifests.v2, '--db', db.url, '--port', '0']);
         try {
-          const url = await server.url;
+          const url = await servingUrl(server);
           const insert = await request(`${url}/posts`, 'POST', { body: { headline: 'x', views: 1 } });
           assert.equal(insert.status, 409, insert.text);
           assert.equal(insert.body.error.code, 'CONFLICT');
@@ -416,10 +371,11 @@ eachBackend(
     it('lets drift that breaks no request through, as a warning', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v2, '--db', db.url]).code, 0);
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url])).code, 0);
         await db.sql('ALTER TABLE posts ADD COLUMN note TEXT');
-        assert.deepEqual(run(['migrate', '--manifest', manifests.v2, '--db', db.url, '--strict']), {
+        assert.deepEqual(await runMfx(['migrate', '--manifest', manifests.v2, '--db', db.url, '--strict']), {
           code: 0,
+          signal: null,
           stdout: `drift: posts.note exists in the database but model Post does not declare it; it is kept (migration never drops columns); drop it once its data is no longer needed: ALTER TABLE "posts" DROP COLUMN "note"\nschema is up to date\n`,
           stderr: '',
         });
@@ -437,25 +393,21 @@ eachBackend(
     it('does not start on drift that breaks requests (flag or STRICT_MIGRATIONS) and changes nothing; without it, starts and warns', async () => {
       const db = await freshDb(backend);
       try {
-        assert.equal(run(['migrate', '--manifest', manifests.v1, '--db', db.url]).code, 0);
+        assert.equal((await runMfx(['migrate', '--manifest', manifests.v1, '--db', db.url])).code, 0);
         await seedWithSql(db);
         const before = await db.dump();
         const message = `mfx: strictMigrations: the database differs from the models in one way that would break requests, so nothing was changed:\n  - ${viewsDrift(backend).text}\n`;
         for (const [args, env] of [[['--strict-migrations'], {}], [[], { STRICT_MIGRATIONS: 'true' }]] as const) {
-          const refused = spawnSync(process.execPath, [mfx, 'serve', '--manifest', manifests.v3, '--db', db.url, '--port', '0', ...args], {
-            cwd: root,
-            env: { ...process.env, ...env },
-            encoding: 'utf8',
-          });
-          assert.equal(refused.status, 1);
+          const refused = await runMfx(['serve', '--manifest', manifests.v3, '--db', db.url, '--port', '0', ...args], { env });
+          assert.equal(refused.code, 1);
           assert.equal(refused.stderr, message);
           assert.ok(!refused.stdout.includes('mfx serving'), refused.stdout);
           assert.equal(await db.dump(), before, 'nothing migrated');
         }
-        const lenient = serve(['--manifest', manifests.v3, '--db', db.url]);
+        const lenient = startMfx(['serve', '--manifest', manifests.v3, '--db', db.url, '--port', '0']);
         try {
-          await lenient.url;
-          const warning = await lenient.logLine((l) => l.migration === 'drift');
+          await servingUrl(lenient);
+          const warning = await lenient.logLine({ migration: 'drift' });
           assert.equal(warning.msg, viewsDrift(backend).text);
         } finally {
           await lenient.stop();

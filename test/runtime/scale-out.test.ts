@@ -5,9 +5,7 @@
 // its replay; migrations of replicas starting at once. One cluster (made with
 // initdb and pg_basebackup, test/support/pg-cluster.ts) serves the whole file.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -15,13 +13,12 @@ import { openPostgres } from '@mfx/runtime';
 import { postgres as postgresDialect } from '../../runtime/src/sql/dialects/postgres.js';
 import setupScaleApp from '../../fixtures/scale/app.js';
 import type { Backend } from '../support/backends.js';
+import { type Running, servingUrl, startMfx } from '../support/cli.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { type Cluster, clusterTools, startCluster } from '../support/pg-cluster.js';
 import { request, startServer, type TestResponse } from '../support/server.js';
-import { Recorder, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const mfx = join(root, 'bin/mfx.mjs');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const found = clusterTools();
@@ -31,52 +28,17 @@ const unique = (label: string) => `${label}-${randomBytes(5).toString('hex')}`;
 
 /** One `mfx serve` process, as a deployment runs it. */
 interface Replica {
+  mfx: Running;
   /** `http://127.0.0.1:PORT/api` once it serves. */
   ready: Promise<string>;
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
-  /** Its JSON log lines as they come (pino writes them in order, buffered). */
-  log: Recorder<LogLine>;
-  /** SIGTERM, then its exit code. */
-  stop(): Promise<number | null>;
 }
 
-type LogLine = Record<string, unknown> & { msg?: string; level?: number };
-
-function serve(manifest: string, env: Record<string, string>, args: string[] = []): Replica {
-  const child = spawn(process.execPath, [mfx, 'serve', '--manifest', manifest, '--port', '0', '--app', 'fixtures/scale/app.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = new Recorder<LogLine>();
-  let output = '';
-  let pending = '';
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const ready = new Promise<string>((done, fail) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        if (line.startsWith('{')) log.push(JSON.parse(line) as LogLine);
-        const serving = /^mfx serving (http:\/\/\S+)/.exec(line);
-        if (serving) done(serving[1].replace('localhost', '127.0.0.1'));
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
-    void exited.then((code) => fail(new Error(`mfx serve exited with ${code} before serving:\n${output}`)));
-  });
+function serve(manifest: string, env: Record<string, string>): Replica {
+  const mfx = startMfx(['serve', '--manifest', manifest, '--port', '0', '--app', 'fixtures/scale/app.ts'], { env });
+  const ready = servingUrl(mfx);
   ready.catch(() => {});
-  return {
-    ready,
-    request: async (method, path, init) => request(`${await ready}${path}`, method, init),
-    log,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  return { mfx, ready, request: async (method, path, init) => request(`${await ready}${path}`, method, init) };
 }
 
 describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its streaming replica', { skip: 'skip' in found ? found.skip : false }, () => {
@@ -137,7 +99,7 @@ describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its stream
   );
 
   after(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all([a?.mfx.stop(), b?.mfx.stop()]);
     await cluster?.stop();
     const redis = new Redis(REDIS_URL);
     try {
@@ -345,12 +307,12 @@ describe('scale-out: two mfx serve replicas, PgBouncer, a primary and its stream
 
   it('replicas migrating one database at once take turns: one creates the schema, the other finds it done', async () => {
     // Both started waiting for the migration lock (see before); logged after the migration: every line of it is in by then.
-    await Promise.all([a, b].map((server) => server.log.next((line) => line.msg === 'listening')));
-    const applied = [a, b].map((server) => server.log.seen.filter((line) => line.msg === 'migration applied'));
+    await Promise.all([a, b].map((server) => server.mfx.logLine({ msg: 'listening' })));
+    const applied = [a, b].map((server) => server.mfx.logs().filter((line) => line.msg === 'migration applied'));
     assert.deepEqual(applied.map((lines) => lines.length).sort(), [0, 1]);
     assert.deepEqual(([...applied[0], ...applied[1]][0].createdTables as string[]).sort(), ['hits', 'mfx_idempotency', 'notes', 'settings']);
     // Neither warned or failed (pino levels: warn 40, error 50).
-    for (const server of [a, b]) assert.deepEqual(server.log.seen.filter((line) => (line.level ?? 0) >= 40), []);
+    for (const server of [a, b]) assert.deepEqual(server.mfx.logs().filter((line) => ((line.level as number | undefined) ?? 0) >= 40), []);
     const tables = await cluster.query('primary', 'mfx', `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
     assert.deepEqual(
       tables.map((t) => t.table_name),

@@ -2,17 +2,14 @@
 // environment variable, its command-line flag and the help text, and can
 // never drift from the ServerConfig interface.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
 import { createServer, envToConfig, loadEnv } from '@mfx/runtime';
 import { readCommandLine, usage } from '../../runtime/src/cli/args.js';
 import { settingRows, settings } from '../../runtime/src/config/settings.js';
-
-const root = resolve(import.meta.dirname, '../..');
-const mfx = join(root, 'bin/mfx.mjs');
+import { root, runMfx } from '../support/cli.js';
 
 /** The property names of an interface, read from its source file. */
 function interfaceKeys(file: string, name: string): string[] {
@@ -165,15 +162,15 @@ describe('one row drives default, environment and flag', () => {
 });
 
 describe('the mfx commands read the table', () => {
-  it('--help prints the command\'s usage and exits 0', () => {
-    const run = spawnSync(process.execPath, [mfx, 'migrate', '--help'], { cwd: root, encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
+  it('--help prints the command\'s usage and exits 0', async () => {
+    const run = await runMfx(['migrate', '--help']);
+    assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, usage('migrate'));
   });
 
-  it('a flag the command does not read is refused in one line naming the known ones', () => {
-    const run = spawnSync(process.execPath, [mfx, 'migrate', '--port', '1'], { cwd: root, encoding: 'utf8' });
-    assert.equal(run.status, 2);
+  it('a flag the command does not read is refused in one line naming the known ones', async () => {
+    const run = await runMfx(['migrate', '--port', '1']);
+    assert.equal(run.code, 2);
     assert.equal(run.stderr, 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)\n');
   });
 });

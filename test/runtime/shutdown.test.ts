@@ -1,23 +1,22 @@
 // Graceful shutdown under load: stop accepting at once, answer what is in flight with Connection: close, exit with the last request.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createServer } from '@mfx/runtime';
 import { type Backend, freshSchema, sqliteFileBackend } from '../support/backends.js';
+import { servingUrl, startMfx } from '../support/cli.js';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
 import { parseResponses } from '../support/raw-http.js';
 import { memoryLogger } from '../support/server.js';
 import { eachBackend, postgres } from '../support/suite.js';
 import { gate, Recorder } from '../support/wait.js';
 
-const root = resolve(import.meta.dirname, '../..');
 /** The stopped server's rows are read from outside it (and `mfx serve` runs in a child process), so SQLite runs on a file: `:memory:` goes with its server. */
 const onDisk = [sqliteFileBackend, postgres];
 
@@ -215,25 +214,6 @@ eachBackend('app.stop() under keep-alive load', (backend) => {
   });
 }, onDisk);
 
-/** `mfx serve` in a child process, with its JSON log lines as they come. */
-function serve(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(root, 'bin/mfx.mjs'), 'serve', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const waiting: Array<{ match: RegExp; resolve: (text: string) => void }> = [];
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const waiter of waiting.filter((w) => w.match.test(output))) {
-      waiting.splice(waiting.indexOf(waiter), 1);
-      waiter.resolve(output);
-    }
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const outputMatching = (match: RegExp) => (match.test(output) ? Promise.resolve(output) : new Promise<string>((done) => waiting.push({ match, resolve: done })));
-  return { child, exited, outputMatching, output: () => output };
-}
-
 eachBackend('mfx serve stopped by SIGTERM under steady load', (backend) => {
   it('stops accepting at once, answers every request it took, and exits with the last one, well within the budget', { timeout: 60_000 }, async (t) => {
     const manifest = await fixtureManifestDir('blog');
@@ -242,15 +222,15 @@ eachBackend('mfx serve stopped by SIGTERM under steady load', (backend) => {
     const dbUrl = schema ? schema.url : `sqlite:${join(dir, 'app.db')}`;
     try {
       // A budget of 120 s: the test's own timeout (60 s) fails a drain that waits it out.
-      const server = serve(['--manifest', manifest, '--db', dbUrl, '--port', '0'], { SHUTDOWN_TIMEOUT_S: '120' });
-      const url = /mfx serving (http:\/\/\S+)/.exec(await server.outputMatching(/mfx serving http:\/\/\S+/))![1].replace('localhost', '127.0.0.1');
+      const server = startMfx(['serve', '--manifest', manifest, '--db', dbUrl, '--port', '0'], { env: { SHUTDOWN_TIMEOUT_S: '120' } });
+      const url = await servingUrl(server);
       const port = Number(new URL(url).port);
       const load = new CreateLoad(url, 24);
       await load.answeredAtLeast(300);
-      server.child.kill('SIGTERM');
-      await server.outputMatching(/"msg":"draining: no longer accepting connections"/);
+      const stopped = server.stop('SIGTERM');
+      await server.logLine({ msg: 'draining: no longer accepting connections' });
       assert.equal(await connectOutcome(port), 'ECONNREFUSED', 'no connection is accepted once the drain began');
-      assert.equal(await server.exited, 0);
+      assert.equal((await stopped).code, 0);
       await load.done();
       assert.doesNotMatch(server.output(), /shutdown timeout/, 'the drain ended with the last request, not at the budget');
       assert.match(server.output(), /"msg":"stopped"/);

@@ -16,8 +16,8 @@ export const mfxBin = join(root, 'bin/mfx.mjs');
 export interface RunOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
-  /** Closes the reading end of stdout before the command writes (as `| head -0` would). */
-  closeStdout?: boolean;
+  /** Reads the first N lines of stdout, then closes its reading end, as `| head -N` would (0: before the command writes). */
+  head?: number;
 }
 
 export interface Ran {
@@ -42,8 +42,16 @@ export function runMfx(args: readonly string[], options: RunOptions = {}): Promi
   const child = spawnMfx(args, options);
   let stdout = '';
   let stderr = '';
-  if (options.closeStdout) child.stdout!.destroy();
-  else child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const { head } = options;
+  if (head === 0) child.stdout!.destroy();
+  else
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const lines = stdout.split('\n');
+      if (head === undefined || lines.length <= head) return;
+      stdout = `${lines.slice(0, head).join('\n')}\n`;
+      child.stdout!.destroy();
+    });
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -59,10 +67,12 @@ export interface Running {
   line(match: RegExp): Promise<string>;
   /** The parsed JSON log line (written or still to come) whose fields include `fields`. */
   logLine(fields: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Every JSON log line written so far, parsed (a line that starts with `{` and is not JSON throws). */
+  logs(): Record<string, unknown>[];
   /** Resolves once the process has ended (its output read to the end). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   output(): string;
-  /** Sends the signal and resolves with the exit. */
+  /** Sends the signal (SIGTERM unless given) and resolves with the exit; the output can still be waited on meanwhile. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -107,6 +117,7 @@ export function startMfx(args: readonly string[], options: RunOptions = {}): Run
     lines,
     line: (match) => first((line) => match.test(line), (line) => line),
     logLine: (fields) => first(fieldsMatch(fields), (line) => parseJson(line)!),
+    logs: () => lines.seen.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>),
     exited,
     output: () => output,
     stop(signal = 'SIGTERM') {
