@@ -38,7 +38,7 @@ export class SnapshotReaders {
    * @example
    * for await (const row of readers.rows('SELECT id FROM posts', [], { signal })) send(row);
    */
-  async *rows(sql: string, values: unknown[], options?: IterateOptions): AsyncGenerator<Row> {
+  async *rows(sql: string, values: readonly unknown[], options?: IterateOptions): AsyncGenerator<Row> {
     batchSizeOf(options); // checked on every backend; rows are stepped one by one here
     const signal = options?.signal;
     throwIfAborted(signal);

@@ -43,9 +43,16 @@ function bindValue(value: unknown): unknown {
   }
 }
 
-function bindAll(params: readonly unknown[]): unknown[] {
-  const out = new Array(params.length);
-  for (let i = 0; i < params.length; i++) out[i] = bindValue(params[i]);
+/** Whether SQLite takes the value as it is (see bindValue). */
+const bindsAsIs = (value: unknown) => value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || Buffer.isBuffer(value);
+
+/** The parameters as SQLite binds them; the array itself when nothing needs converting (the common case: no copy). */
+function bindAll(params: readonly unknown[]): readonly unknown[] {
+  let i = 0;
+  while (i < params.length && bindsAsIs(params[i])) i++;
+  if (i === params.length) return params;
+  const out = params.slice();
+  for (; i < params.length; i++) out[i] = bindValue(params[i]);
   return out;
 }
 
@@ -71,28 +78,38 @@ class Connection {
   }
 
   all(sql: string, params: readonly unknown[]): Row[] {
-    const statement = this.prepare(sql);
-    if (!statement.reader) {
-      statement.run(bindAll(params));
-      return [];
-    }
-    return statement.all(bindAll(params));
+    return allOf(this.prepare(sql), params);
   }
 
   get(sql: string, params: readonly unknown[]): Row | undefined {
-    const statement = this.prepare(sql);
-    if (!statement.reader) {
-      statement.run(bindAll(params));
-      return undefined;
-    }
-    return statement.get(bindAll(params));
+    return getOf(this.prepare(sql), params);
   }
 
   run(sql: string, params: readonly unknown[]): { changes: number } {
-    const statement = this.prepare(sql);
-    if (statement.reader) return { changes: statement.all(bindAll(params)).length };
-    return { changes: statement.run(bindAll(params)).changes };
+    return runOf(this.prepare(sql), params);
   }
+}
+
+// One statement, already prepared (and looked up once per call), run the way each Executor method promises.
+function allOf(statement: Statement, params: readonly unknown[]): Row[] {
+  if (!statement.reader) {
+    statement.run(bindAll(params));
+    return [];
+  }
+  return statement.all(bindAll(params));
+}
+
+function getOf(statement: Statement, params: readonly unknown[]): Row | undefined {
+  if (!statement.reader) {
+    statement.run(bindAll(params));
+    return undefined;
+  }
+  return statement.get(bindAll(params));
+}
+
+function runOf(statement: Statement, params: readonly unknown[]): { changes: number } {
+  if (statement.reader) return { changes: statement.all(bindAll(params)).length };
+  return { changes: statement.run(bindAll(params)).changes };
 }
 
 class SqliteTransaction implements Executor {
@@ -172,29 +189,37 @@ class SqliteAdapter implements Adapter {
     if (this.lock.locked) await this.lock.idle(options?.signal);
   }
 
-  /** A read-only statement outside a transaction runs on the reader without waiting; anything else on the writer. */
-  private readsFromReader(sql: string): boolean {
-    return this.reader !== null && this.reader.prepare(sql).readonly;
+  /**
+   * The reader's statement when `sql` only reads and the database has a
+   * reader (a file): it runs there without waiting for an open transaction.
+   * Null sends it to the writer.
+   */
+  private readerStatement(sql: string): Statement | null {
+    if (this.reader === null) return null;
+    const statement = this.reader.prepare(sql);
+    return statement.readonly ? statement : null;
   }
 
   async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     throwIfAborted(options?.signal);
-    if (this.readsFromReader(sql)) return this.reader!.all(sql, params);
+    const read = this.readerStatement(sql);
+    if (read) return allOf(read, params);
     await this.writerIdle(options);
-    return this.onWriter(sql, options, () => this.writer.all(sql, params));
+    return this.onWriter(sql, options, (statement) => allOf(statement, params));
   }
 
   async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     throwIfAborted(options?.signal);
-    if (this.readsFromReader(sql)) return this.reader!.get(sql, params);
+    const read = this.readerStatement(sql);
+    if (read) return getOf(read, params);
     await this.writerIdle(options);
-    return this.onWriter(sql, options, () => this.writer.get(sql, params));
+    return this.onWriter(sql, options, (statement) => getOf(statement, params));
   }
 
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     throwIfAborted(options?.signal);
     await this.writerIdle(options);
-    return this.onWriter(sql, options, () => this.writer.run(sql, params));
+    return this.onWriter(sql, options, (statement) => runOf(statement, params));
   }
 
   /**
@@ -202,8 +227,9 @@ class SqliteAdapter implements Adapter {
    * on its own, so the request learns it has a durable write (its deadline
    * then answers with the outcome, never 504).
    */
-  private onWriter<T>(sql: string, options: QueryOptions | undefined, work: () => T): T {
-    return this.writer.prepare(sql).readonly ? work() : this.onCommit(options, work);
+  private onWriter<T>(sql: string, options: QueryOptions | undefined, work: (statement: Statement) => T): T {
+    const statement = this.writer.prepare(sql);
+    return statement.readonly ? work(statement) : this.onCommit(options, () => work(statement));
   }
 
   /** Work that makes changes durable, under the request's commit guard (synchronous here: it only records the outcome). */
@@ -230,7 +256,7 @@ class SqliteAdapter implements Adapter {
    * request) is read at once, like `all`.
    */
   async *iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncGenerator<Row> {
-    if (this.snapshots && this.readsFromReader(sql)) yield* this.snapshots.rows(sql, bindAll(params), options);
+    if (this.snapshots && this.readerStatement(sql)) yield* this.snapshots.rows(sql, bindAll(params), options);
     else yield* rowsOf(() => this.all(sql, params, options), options);
   }
 
