@@ -135,11 +135,33 @@ function bindAll(params: readonly unknown[]): unknown[] {
 /** A statement that only reads can go to the read pool. */
 const isRead = (sql: string) => /^\s*(select|show|explain)\b/i.test(sql) && !/\bfor\s+(update|share|no key update|key share)\b/i.test(sql);
 
+/**
+ * SQL texts remembered per process (prepared statements, routing): mfx builds
+ * a bounded set; texts past this are prepared and routed afresh each time.
+ */
+const STATEMENTS_KEPT = 5_000;
+
+/** Whether each SQL text only reads, decided once per text rather than by two regular expressions per statement. */
+class ReadRouting {
+  private readonly known = new Map<string, boolean>();
+
+  reads(sql: string): boolean {
+    let reads = this.known.get(sql);
+    if (reads === undefined) {
+      reads = isRead(sql);
+      if (this.known.size < STATEMENTS_KEPT) this.known.set(sql, reads);
+    }
+    return reads;
+  }
+}
+
 type Queryable = pg.Pool | pg.PoolClient;
 type Release = (error?: Error) => void;
 
 class PostgresExecutor {
   private readonly statements = new Map<string, PreparedStatement>();
+  /** pg's Pool class, to tell a pool (a connection to take) from a connection already held. */
+  private readonly Pool = loadDriver('pg').Pool;
 
   /**
    * @param prepared name the SQL mfx builds (off behind a transaction-mode pooler)
@@ -156,7 +178,7 @@ class PostgresExecutor {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = new PreparedStatement(`mfx_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`, sql, parserFor);
-      if (this.statements.size < 5_000) this.statements.set(sql, statement);
+      if (this.statements.size < STATEMENTS_KEPT) this.statements.set(sql, statement);
     }
     return statement;
   }
@@ -189,7 +211,7 @@ class PostgresExecutor {
         if (statement && this.describeOnce) client.query(new StatementExecution(statement, values, done));
         else client.query<Row>({ name: statement?.name, text: sql, values }, (error, result) => done(error, result && { rows: result.rows, rowCount: result.rowCount }));
       };
-      if (target instanceof loadDriver('pg').Pool) target.connect((error, client, release) => (error ? reject(error) : run(client!, release)));
+      if (target instanceof this.Pool) target.connect((error, client, release) => (error ? reject(error) : run(client!, release)));
       else run(target, null);
     });
   }
@@ -240,6 +262,7 @@ class PostgresAdapter implements Adapter {
   private readonly writePool: pg.Pool;
   private readonly readPool: pg.Pool;
   private readonly executor: PostgresExecutor;
+  private readonly routing = new ReadRouting();
   /** Whether reads have a target of their own (a replica): only then can a read miss a write just committed. */
   private readonly replica: boolean;
   private logger: Logger | null = null;
@@ -276,7 +299,7 @@ class PostgresAdapter implements Adapter {
    * request's: see CancelSignal.readPrimary); anything else on the write pool.
    */
   private pool(sql: string, options: QueryOptions | undefined): pg.Pool {
-    return isRead(sql) ? this.readTarget(options) : this.writePool;
+    return this.routing.reads(sql) ? this.readTarget(options) : this.writePool;
   }
 
   private readTarget(options: QueryOptions | undefined): pg.Pool {
@@ -303,7 +326,7 @@ class PostgresAdapter implements Adapter {
    * its deadline waits for it, and its later reads see the primary).
    */
   private statement(sql: string, params: readonly unknown[], options: QueryOptions | undefined, named = true, write = false): Promise<StatementResult> {
-    if (isRead(sql)) return this.executor.query(write ? this.writePool : this.readTarget(options), sql, params, options, named);
+    if (this.routing.reads(sql)) return this.executor.query(write ? this.writePool : this.readTarget(options), sql, params, options, named);
     return guardCommit(options?.signal, () => this.executor.query(this.writePool, sql, params, options, named));
   }
 
