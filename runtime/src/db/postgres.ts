@@ -23,6 +23,7 @@ import { type IterateOptions, TransactionIterations } from './iterate.js';
 import { cancelBackend, releaseErrorOf } from './pg-cancel.js';
 import { cursorRows, fromPool } from './pg-cursor.js';
 import { PreparedStatement, type StatementResult, StatementExecution, type ValueParser } from './pg-statement.js';
+import { isoTimestamp } from './pg-timestamps.js';
 import { rebindQuestionMarks } from './rebind.js';
 
 export interface PostgresOptions {
@@ -106,10 +107,7 @@ const OID = { int8: 20, numeric: 1700, timestamp: 1114, timestamptz: 1184, date:
 // Values come back in the shapes SQLite gives: numbers as numbers, timestamps as ISO strings.
 let parseTimestamp: ((value: string) => unknown) | undefined;
 const toNumber = (value: string) => Number(value);
-const toIsoString = (value: string) => {
-  const parsed = (parseTimestamp ??= loadDriver('pg').types.getTypeParser(OID.timestamptz))(value) as Date | number;
-  return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
-};
+const toIsoString = (value: string) => isoTimestamp(value, (parseTimestamp ??= loadDriver('pg').types.getTypeParser(OID.timestamptz)));
 function parserFor(oid: number, format?: 'text' | 'binary'): ValueParser {
   if (oid === OID.int8 || oid === OID.numeric) return toNumber;
   if (oid === OID.timestamptz || oid === OID.timestamp) return toIsoString;
