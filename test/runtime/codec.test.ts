@@ -52,27 +52,4 @@ describe('codecOf', () => {
     assert.equal(record.password, 'secret');
     assert.equal(record.loginCount, 7);
   });
-
-  it("decodes a row of the model's own select list like decode, reusing the row only when it is shaped like the record", async () => {
-    const post = app.registry.get('Post')!;
-    const row = () => ({ id: 'p1', title: 'T', body: 'B', status: 'draft', views: 2, rating: null, keywords: '["a"]', metadata: '{"w":1}', publishedAt: null, slug: 's', userId: 'u1', created_at: 't', updated_at: 't', deleted_at: null });
-    assert.deepEqual(Object.keys(row()), post.columns.map((c) => c.column), 'the row reads every stored column in order');
-    const { decode, decodeOwnRow } = codecOf(post, 'sqlite');
-    const own = row();
-    const decoded = decodeOwnRow(own);
-    assert.equal(decoded, own, 'columns are the fields: the row becomes the record');
-    assert.deepEqual(decoded, decode(row()));
-    assert.deepEqual(Object.keys(decoded), Object.keys(decode(row())));
-    assert.deepEqual(decoded.keywords, ['a']);
-
-    // A column named apart from its field (db:), and a blind-index companion: copied as decode does.
-    const kitchen = createServer({ port: 0, handleSignals: false, logger: { debug() {}, info() {}, warn() {}, error() {} } });
-    kitchen.register(loadManifest(await fixtureManifestDir('kitchen-sink')));
-    const product = kitchen.registry.get('Product')!;
-    assert.notDeepEqual(product.columns.map((c) => c.column), product.fields.map((f) => f.name));
-    const productRow = Object.fromEntries(product.columns.map((c) => [c.column, null]));
-    const copied = codecOf(product, 'sqlite').decodeOwnRow(productRow);
-    assert.notEqual(copied, productRow);
-    assert.deepEqual(copied, codecOf(product, 'sqlite').decode(productRow));
-  });
 });

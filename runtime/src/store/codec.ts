@@ -45,33 +45,6 @@ function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
   return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
 }
 
-/**
- * Whether a row of the model's own select list (its stored columns, in order)
- * already has the record's keys in the record's order: every column is the
- * field of the same name and there are no blind-index companions.
- */
-function rowIsRecordShaped(model: ModelMeta): boolean {
-  const { columns, fields } = model;
-  return columns.length === fields.length && fields.every((field, i) => columns[i]!.column === field.name && field.name !== '__proto__');
-}
-
-/**
- * Builds the decoder of rows of the model's own select list. Where such a row
- * is shaped like the record, the row (a fresh object from the driver, owned by
- * the caller) becomes the record: only the values that need converting are
- * rewritten in place, which saves copying every row. Otherwise it is `decode`.
- */
-function buildOwnRowDecoder(model: ModelMeta, dialect: Dialect, decode: Decoder): Decoder {
-  if (!rowIsRecordShaped(model)) return decode;
-  const assignments = model.fields.flatMap((field) => {
-    const expression = decodeExpression(field, dialect);
-    const target = `row[${JSON.stringify(field.column)}]`;
-    return expression === target ? [] : [`${target} = ${expression};`];
-  });
-  if (assignments.length === 0) return (row) => row;
-  return new Function('safeJson', `return function decodeInPlace(row) { ${assignments.join(' ')} return row; }`)(safeJson) as Decoder;
-}
-
 /** The decoder of a model for one dialect, built once (see codecOf). */
 export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
   return codecOf(model, dialect).decode;
@@ -119,12 +92,6 @@ export const FULL_VIEW: ResponseView = Object.freeze({ select: null, locale: nul
 export interface ModelCodec {
   /** A database row (keyed by column) as a record (keyed by JSON name), every field included. */
   readonly decode: Decoder;
-  /**
-   * `decode` for a row of the model's own select list (every stored column,
-   * in order, as the store's statements read them), which may reuse the row
-   * object: never keep the row after passing it here.
-   */
-  readonly decodeOwnRow: Decoder;
   /**
    * The record as a response shows it under `view`: visible fields only
    * (never hidden or writeonly), `select` applied, and relations loaded by
@@ -177,7 +144,7 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     if (cuttable && record[TRUNCATED_KEY] !== undefined) out[TRUNCATED_KEY] = record[TRUNCATED_KEY];
     return out;
   };
-  return { decode, decodeOwnRow: buildOwnRowDecoder(model, dialect, decode), project };
+  return { decode, project };
 }
 
 const codecs = new WeakMap<ModelMeta, Partial<Record<Dialect, ModelCodec>>>();

@@ -66,8 +66,6 @@ function insertValue(field: FieldManifest | undefined): InsertValue {
  */
 export class ModelStore {
   readonly decode: Decoder;
-  /** `decode` for rows of the statements below, which read every stored column in order (see ModelCodec.decodeOwnRow). */
-  private readonly decodeOwnRow: Decoder;
   readonly templates: SqlTemplates;
   private readonly selectList: string;
   private readonly live: string | null;
@@ -81,9 +79,7 @@ export class ModelStore {
     readonly model: ModelMeta,
     readonly dialect: SqlDialect,
   ) {
-    const codec = codecOf(model, dialect.name);
-    this.decode = codec.decode;
-    this.decodeOwnRow = codec.decodeOwnRow;
+    this.decode = codecOf(model, dialect.name).decode;
     this.templates = model.sql(dialect.name);
     this.selectList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
     this.live = notDeleted(model.manifest, dialect);
@@ -119,14 +115,14 @@ export class ModelStore {
   async findById(db: Executor, id: string, options: StoreOptions = {}): Promise<RecordData | null> {
     if (this.own(options.scope).length === 0 && !options.lock) {
       const row = await db.get(this.templates.selectById, [id], options);
-      return row ? this.decodeOwnRow(row) : null;
+      return row ? this.decode(row) : null;
     }
     const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.selectList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
     if (this.live) sql.text(` AND ${this.live}`);
     this.whereScope(sql, options.scope);
     if (options.lock) sql.text(this.dialect.lockRowsClause);
     const row = await db.get(sql.sql, sql.params, options);
-    return row ? this.decodeOwnRow(row) : null;
+    return row ? this.decode(row) : null;
   }
 
   /**
@@ -155,7 +151,7 @@ export class ModelStore {
       select.text(' LIMIT ').value(query.limit + 1);
       const rows = await db.all(select.sql, select.params, options);
       const hasMore = rows.length > query.limit;
-      return { records: rows.slice(0, query.limit).map(this.decodeOwnRow), total: null, hasMore };
+      return { records: rows.slice(0, query.limit).map(this.decode), total: null, hasMore };
     }
     select.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
     const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table).text(' ').id(ROOT);
@@ -163,7 +159,7 @@ export class ModelStore {
 
     const rows = await db.all(select.sql, select.params, options);
     const totalRow = await db.get(count.sql, count.params, options);
-    return { records: rows.map(this.decodeOwnRow), total: Number(totalRow?.n ?? 0) };
+    return { records: rows.map(this.decode), total: Number(totalRow?.n ?? 0) };
   }
 
   /** Loads `include` relations into decoded records (one statement per relation and level), within the model's include caps. */
@@ -187,7 +183,7 @@ export class ModelStore {
     const timestamp = now();
     const params = this.insertValues.map((value) => value(values, timestamp));
     const row = await db.get(this.templates.insert, params, options);
-    return this.decodeOwnRow(row!);
+    return this.decode(row!);
   }
 
   /** The fields an update with these values sets: declared fields present in them, never base or scope columns. */
@@ -225,7 +221,7 @@ export class ModelStore {
     });
     params.push(id, ...own.map((s) => s.value));
     const row = await db.get(sql, params, options);
-    return row ? this.decodeOwnRow(row) : null;
+    return row ? this.decode(row) : null;
   }
 
   /**
