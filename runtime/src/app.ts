@@ -8,7 +8,7 @@ import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } 
 import { drained, type Inflight } from './http/inflight.js';
 import { closeConnections, createNodeServer, OpenConnections, stopListening } from './http/node-server.js';
 import { buildRouter, identityHeaders } from './http/router.js';
-import { defaultLogger, type Logger, settleLogger, withService } from './log/logger.js';
+import { defaultLogger, flushLogger, type Logger, settleLogger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
 import { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
 import { actionsContribution } from './openapi/actions.js';
@@ -572,7 +572,22 @@ export class App {
   private installSignalHandlers(): void {
     const onSignal = () => {
       this.log.info({}, 'signal received: shutting down');
-      this.stop().then(
+      const logger = this.config.logger ?? this.log;
+      // The lines logged so far are written now rather than when the drain ends: whatever ends the process meanwhile finds them out.
+      void settleLogger(logger);
+      const stopping = this.stop();
+      // stop() removed the handlers above; a second signal during the drain ends the process at once, as it
+      // would with none, once the lines logged so far are written (with no handler they were lost).
+      const onSecondSignal = (signal: NodeJS.Signals) => {
+        process.off('SIGTERM', onSecondSignal);
+        process.off('SIGINT', onSecondSignal);
+        this.log.warn({ signal }, 'second signal: exiting without waiting for the requests in flight');
+        flushLogger(logger);
+        process.kill(process.pid, signal);
+      };
+      process.once('SIGTERM', onSecondSignal);
+      process.once('SIGINT', onSecondSignal);
+      stopping.then(
         () => process.exit(0),
         (error) => {
           this.log.error({ err: String(error) }, 'shutdown failed');
