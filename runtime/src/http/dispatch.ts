@@ -5,10 +5,11 @@ import { ApiError } from '../errors/api-error.js';
 import { CLIENT_CLOSED_STATUS } from '../errors/catalogue.js';
 import { type AccessLog, accessLog } from '../log/access.js';
 import type { Logger } from '../log/logger.js';
-import { Context, runCallback } from '../pipeline/context.js';
+import { Context, type ContextRoute, runCallback } from '../pipeline/context.js';
 import type { Chain } from '../pipeline/pipeline.js';
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { type Inflight, requestEnded } from './inflight.js';
 import { readsPrimaryFromStart } from './read-primary.js';
 import { releaseSource } from './stream.js';
@@ -44,11 +45,21 @@ function decodeParams(params: RouteParams): RouteParams {
 }
 
 /** A generated route as dispatch serves it: built once at mount, shared by its requests. */
-interface ServedRoute {
-  readonly model: ModelMeta | null;
-  readonly op: Op;
+interface ServedRoute extends ContextRoute {
   readonly chain: Chain;
   readonly access: AccessLog;
+  /** The deadlines of the app's requests (one queue for all its routes), null without a queryTimeout. */
+  readonly deadlines: Deadlines<Exchange> | null;
+}
+
+/** One deadline queue per app (its DispatchDeps), made when its first route is mounted. */
+const deadlineQueues = new WeakMap<DispatchDeps, Deadlines<Exchange>>();
+
+function deadlinesOf(deps: DispatchDeps): Deadlines<Exchange> | null {
+  if (deps.queryTimeoutMs <= 0) return null;
+  let queue = deadlineQueues.get(deps);
+  if (!queue) deadlineQueues.set(deps, (queue = new Deadlines(deps.queryTimeoutMs, deadlinePassed)));
+  return queue;
 }
 
 /**
@@ -59,7 +70,7 @@ interface ServedRoute {
  * table.add('GET', '/api/posts/:id', routeHandler(deps, post, 'read', chain));
  */
 export function routeHandler(deps: DispatchDeps, model: ModelMeta | null, op: Op, chain: Chain): RouteHandler {
-  const route: ServedRoute = { model, op, chain, access: accessLog(deps.log, model?.name, op) };
+  const route: ServedRoute = { model, op, log: deps.log, chain, access: accessLog(deps.log, model?.name, op), deadlines: deadlinesOf(deps) };
   return (req, res, params, path, search) => void dispatch(deps, route, req, res, params, path, search);
 }
 
@@ -67,9 +78,13 @@ export function routeHandler(deps: DispatchDeps, model: ModelMeta | null, op: Op
  * One request while it is served: the status it ended with so far, for the
  * deadline and the client leaving, which can answer or end it first.
  */
-class Exchange {
+class Exchange implements DeadlineEntry {
   /** 0 while nothing has been answered. */
   status = 0;
+  // Its place in the deadline queue.
+  due = 0;
+  newer: Exchange | null = null;
+  older: Exchange | null = null;
 
   constructor(
     readonly deps: DispatchDeps,
@@ -85,7 +100,7 @@ class Exchange {
   };
 }
 
-/** The request deadline (a timer argument, so no closure per request). */
+/** The request deadline passed (called by the app's deadline queue). */
 function deadlinePassed(exchange: Exchange): void {
   const { ctx, deps } = exchange;
   // The deadline runs to the first byte: a stream already under way is bounded by its client.
@@ -120,12 +135,13 @@ async function dispatch(
   const inflight = deps.inflight;
   inflight.count++;
   const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
-  const ctx = new Context(req, res, route.model, route.op, decodeParams(params), requestId, traceIdOf(req, requestId), deps.adapter(), deps.log, search);
+  const ctx = new Context(route, req, res, decodeParams(params), requestId, traceIdOf(req, requestId), deps.adapter(), search);
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
   if (readsPrimaryFromStart(req, deps.readPrimaryHeader)) ctx.cancel.pinPrimary();
 
   const exchange = new Exchange(deps, ctx);
-  const timer = deps.queryTimeoutMs > 0 ? setTimeout(deadlinePassed, deps.queryTimeoutMs, exchange) : undefined;
+  const deadlines = route.deadlines;
+  deadlines?.add(exchange);
   // `on`, not `once`: close is emitted once anyway, and once would wrap the listener per request.
   res.on('close', exchange.clientClosed);
 
@@ -150,7 +166,7 @@ async function dispatch(
       deps.log.error({ requestId, code: error.code }, 'request failed');
     }
   } finally {
-    if (timer) clearTimeout(timer);
+    deadlines?.remove(exchange);
     const status = exchange.status;
     // A stream response that was never written (an error, a 504) still holds its source.
     if (ctx.response?.kind === 'stream') releaseSource(ctx.response.source);

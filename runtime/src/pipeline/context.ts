@@ -86,6 +86,14 @@ export interface ScopeFilter {
 type Callback = () => unknown;
 
 const NO_FILES: readonly UploadedFile[] = Object.freeze([]);
+const NO_SCOPE: readonly ScopeFilter[] = Object.freeze([]);
+
+/** What every request of one route shares: bound once when the route is mounted. */
+export interface ContextRoute {
+  readonly model: ModelMeta | null;
+  readonly op: Op;
+  readonly log: Logger;
+}
 
 /**
  * Everything a hook sees about one request. Created once per request and
@@ -114,8 +122,8 @@ export class Context {
   response: PendingResponse | null = null;
   /** Extra headers set through `headers`; null while none are (most requests), so none is allocated. */
   extraHeaders: Record<string, string> | null = null;
-  /** Equalities applied to every read and write (tenancy, force filter). */
-  scope: ScopeFilter[] = [];
+  /** The scope's equalities; null while none was asked for (most requests), so none is allocated. */
+  private scopeFilters: ScopeFilter[] | null = null;
   private hookState: Record<string, unknown> | null = null;
   /** Remote address (the forwarded client when TrustProxyHeaders is set). */
   remoteAddress = '';
@@ -130,20 +138,43 @@ export class Context {
   readonly cancel = new RequestCancel();
   private search: URLSearchParams | null = null;
 
+  readonly model: ModelMeta | null;
+  readonly op: Op;
+  readonly log: Logger;
+
+  /**
+   * @param route what every request of the route shares (its model, op and logger), bound once at mount
+   * @param rawSearch the query string, without its `?`
+   */
   constructor(
+    route: ContextRoute,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    readonly model: ModelMeta | null,
-    readonly op: Op,
     params: Record<string, string>,
     readonly requestId: string,
     readonly traceId: string,
     readonly adapter: Adapter,
-    readonly log: Logger,
     private readonly rawSearch: string,
   ) {
+    this.model = route.model;
+    this.op = route.op;
+    this.log = route.log;
     this.params = params;
     this.db = adapter;
+  }
+
+  /** Equalities applied to every read and write (tenancy, force filter); hooks push to it. */
+  get scope(): ScopeFilter[] {
+    return (this.scopeFilters ??= []);
+  }
+
+  set scope(filters: ScopeFilter[]) {
+    this.scopeFilters = filters;
+  }
+
+  /** The scope for reading only: the same list, or a shared empty one while no hook added any (no array per request). */
+  get scopeIfAny(): readonly ScopeFilter[] {
+    return this.scopeFilters ?? NO_SCOPE;
   }
 
   /** Extra headers added to whatever response is written. */

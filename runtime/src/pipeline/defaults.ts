@@ -69,7 +69,7 @@ function deserializeBody(options: DefaultsOptions): Hook {
  */
 export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelStore, options: DefaultsOptions): StepDefaults {
   const { project } = codecOf(model, store.dialect.name);
-  const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scope });
+  const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scopeIfAny });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
   // The ETag names the stored record, not a view of it: If-Match is compared with every visible field.
   const storedEtag = (record: RecordData) => etagOf({ data: project(record, FULL_VIEW, false) });
@@ -205,7 +205,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
 /** The scope of a singleton request; a scope shape a singleton cannot use is a logged 500. */
 function singletonScope(ctx: Context, singleton: SingletonRows): ScopeColumn[] {
   try {
-    return singleton.scopeColumns(ctx.scope);
+    return singleton.scopeColumns(ctx.scopeIfAny);
   } catch (error) {
     ctx.log.error({ requestId: ctx.requestId, model: singleton.model.name, err: (error as Error).message }, 'singleton scope refused');
     throw new ApiError('INTERNAL');

@@ -17,7 +17,7 @@ export interface RecordWrites {
   remove(ctx: Context, id: string): Promise<boolean>;
 }
 
-const storeOptions = (ctx: Context): StoreOptions => ({ signal: ctx.cancel, scope: ctx.scope });
+const storeOptions = (ctx: Context): StoreOptions => ({ signal: ctx.cancel, scope: ctx.scopeIfAny });
 
 /** What one kind of write must do before writing, decided per request from the plan and If-Match. */
 interface Needs {
