@@ -1,4 +1,5 @@
-import { etagOf } from '../http/etag.js';
+import { etagOfText, serialisedBody, type WithSerialisedBody } from '../http/etag.js';
+import type { JsonResponse } from '../pipeline/context.js';
 import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
 
@@ -18,11 +19,19 @@ export function etag(): Hook {
     // Only JSON bodies are tagged: a stream is not read twice, HTML pages are not records.
     if (!response || (response.kind ?? 'json') !== 'json' || response.status !== 200 || response.body === undefined) return;
     if (ctx.op !== 'read' && ctx.op !== 'list' && ctx.op !== 'history') return;
-    const tag = response.headers?.ETag ?? etagOf(response.body);
+    const given = response.headers?.ETag;
+    // The body is serialised once: for its tag here, and as the text the response is written with.
+    const text = given === undefined ? JSON.stringify(response.body) : undefined;
+    const tag = given ?? etagOfText(text!);
     const headers = { ...response.headers, ETag: tag };
     const ifNoneMatch = ctx.req.headers['if-none-match'];
     const matches = typeof ifNoneMatch === 'string' && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === tag));
-    ctx.response = matches ? { status: 304, headers } : { ...response, headers };
+    if (matches) ctx.response = { status: 304, headers };
+    else {
+      const tagged: JsonResponse & WithSerialisedBody = { ...response, headers };
+      if (text !== undefined) tagged[serialisedBody] = { body: response.body, text };
+      ctx.response = tagged;
+    }
   }, {
     role: 'other',
     label: 'etag()',

@@ -19,6 +19,21 @@ export function etagOfText(text: string): string {
   return `"${hash('md5', text, 'hex')}"`;
 }
 
+/**
+ * The JSON text of a response body a hook has already serialised (the
+ * etag() hook, to hash it), kept on the response beside the body it is the
+ * text of: the response is then written with that text, unless its body
+ * was replaced since.
+ */
+export const serialisedBody = Symbol('mfx.serialisedBody');
+export type WithSerialisedBody = { [serialisedBody]?: { body: unknown; text: string } };
+
+/** The text kept for the response's body, when it is still that body's. */
+export function serialisedTextOf(response: WithSerialisedBody & { body?: unknown }): string | undefined {
+  const kept = response[serialisedBody];
+  return kept !== undefined && kept.body === response.body ? kept.text : undefined;
+}
+
 /** An If-Match header: `*`, a list of tags, or null when absent or empty. */
 export type IfMatch = { any: true } | { any: false; tags: string[] };
 

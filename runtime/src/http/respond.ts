@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
-import { etagOfText } from './etag.js';
+import { etagOfText, serialisedTextOf } from './etag.js';
 import type { Context, StreamResponse } from '../pipeline/context.js';
 import { pipeSource } from './stream.js';
 
@@ -56,14 +56,14 @@ export interface ResponseDefaults {
 }
 
 /** Writes a JSON (or empty) response with the request's headers. */
-export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>, etag = false): void {
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>, etag = false, serialised?: string): void {
   if (res.headersSent || res.writableEnded) return;
   if (body === undefined || status === 204 || status === 304) {
     res.writeHead(status, headers);
     res.end();
     return;
   }
-  const text = JSON.stringify(body);
+  const text = serialised ?? JSON.stringify(body);
   if (etag && headers.ETag === undefined) headers.ETag = etagOfText(text);
   headers['Content-Type'] = 'application/json; charset=utf-8';
   headers['Content-Length'] = Buffer.byteLength(text);
@@ -145,7 +145,7 @@ export function sendContext(ctx: Context, defaults: ResponseDefaults): number | 
       writeHtml(ctx.res, response.status, response.html, headers);
       return response.status;
     default:
-      writeJson(ctx.res, response.status, response.body, headers, response.etag);
+      writeJson(ctx.res, response.status, response.body, headers, response.etag, serialisedTextOf(response));
       return response.status;
   }
 }
