@@ -5,7 +5,7 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import { type HistoryEntry, historyOf } from '../store/history.js';
 import type { ModelStore } from '../store/model-store.js';
 import { notFound, pathId } from './path-id.js';
-import type { StepDefaults } from './pipeline.js';
+import { type StepDefaults, straight } from './pipeline.js';
 
 /** List parameters that would filter or reshape history rows; only page and limit apply. */
 const REFUSED_PARAMETERS = ['filter', 'sort', 'include', 'q', 'cursor', 'select'];
@@ -21,19 +21,19 @@ export function historyDefaults(model: ModelMeta, store: ModelStore, none: StepD
   if (!history) return none;
   return {
     ...none,
-    deserialize: async (ctx, next) => {
+    deserialize: straight((ctx) => {
       // Parameters are parsed against the parent model; history rows cannot be filtered.
-      for (const name of ctx.searchParams.keys()) {
+      const params = ctx.searchParamsIfAny;
+      for (const name of params?.keys() ?? []) {
         if (REFUSED_PARAMETERS.includes(name) || /^filter\[/.test(name)) {
           throw new ApiError('INVALID_QUERY', `${name.slice(0, 40)} is not supported on history reads: a record's history cannot be filtered or sorted; use page and limit`);
         }
       }
-      ctx.query = parseListQuery(model, ctx.searchParams);
-      await next();
-    },
-    db: async (ctx, next) => {
+      ctx.query = parseListQuery(model, params);
+    }),
+    db: straight(async (ctx) => {
       const id = pathId(ctx, model);
-      const options = { signal: ctx.cancel, scope: ctx.scope };
+      const options = { signal: ctx.cancel, scope: ctx.scopeIfAny };
       // The existence-in-scope check counts soft-deleted rows; a store without it falls back to a scoped read.
       try {
         const visible =
@@ -43,13 +43,11 @@ export function historyDefaults(model: ModelMeta, store: ModelStore, none: StepD
       } catch (error) {
         throw mapDbError(error, ctx.db.dialect, ctx.op);
       }
-      await next();
-    },
-    response: async (ctx, next) => {
+    }),
+    response: straight((ctx) => {
       const { entries, total } = ctx.result as { entries: HistoryEntry[]; total: number };
       const { page, limit } = ctx.query!;
       ctx.respond(200, { data: entries, meta: { total, page, limit, pages: Math.ceil(total / limit) } });
-      await next();
-    },
+    }),
   };
 }
