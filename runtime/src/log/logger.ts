@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { LineWriter } from './line-writer.js';
 import { prettyDestination } from './pretty.js';
 
 /** The logging surface mfx uses; pino loggers satisfy it as they are. */
@@ -29,37 +30,20 @@ export interface LogOptions {
 
 /**
  * One JSON object a line on stdout (or a readable line with `format:
- * 'pretty'`), with the service name when one is set. Lines are buffered and
- * written asynchronously (a synchronous write per request line costs more
- * than the request itself), at the latest every 250 ms; `flush()` and
- * process exit write what is left.
+ * 'pretty'`), with the service name when one is set. Lines are batched and
+ * written asynchronously (see LineWriter: at 64 KiB, or 100 ms after the
+ * first line of a batch); `flush()` and process exit write what is left,
+ * `settle()` without blocking.
  *
  * @example
  * const logger = defaultLogger(undefined, { level: 'warn', format: 'pretty' });
  */
 export function defaultLogger(serviceName?: string, options: LogOptions = {}): Logger & { flush(): void; settle(): Promise<void>; outputClosed(): void } {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
-  // Once stdout's reader has gone, lines are dropped (pino does that itself after an EPIPE) and never
-  // flushed synchronously: sonic-boom's flushSync retries a write that fails with EPIPE forever.
-  let closed = false;
-  const closedBy = (error: NodeJS.ErrnoException) => {
-    if (closed || error.code !== 'EPIPE') return;
-    closed = true;
-    options.onClosed?.();
-  };
-  destination.on('error', closedBy);
-  // Another writer saw the EPIPE first (process.stdout): pino is told as if its own write had failed,
-  // so it drops its lines, and its exit handler does not flush them synchronously either.
-  const outputClosed = () => {
-    if (!closed) destination.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
-  };
-  const flush = () => {
-    if (!closed) destination.flushSync();
-  };
-  // Written without blocking; a write that finds the reader gone ends it (flushSync would retry it forever).
-  const settle = () => (closed ? Promise.resolve() : new Promise<void>((resolve) => destination.flush(() => resolve())));
-  // A quiet server still shows its lines within a quarter second.
-  setInterval(() => destination.flush(), 250).unref();
+  // Once stdout's reader has gone, lines are dropped: the writer closes on EPIPE, or when another writer of stdout saw it first.
+  const destination = new LineWriter(1, { onClosed: options.onClosed });
+  const flush = () => destination.flushSync();
+  const settle = () => destination.settle();
+  const outputClosed = () => destination.close();
   process.once('exit', flush);
   const logger = lineLogger(serviceName, options.level ?? 'info', options.format === 'pretty' ? prettyDestination(destination) : destination);
   return Object.assign(logger, { flush, settle, outputClosed });

@@ -1,0 +1,55 @@
+// The log's writer: batched lines reach their file descriptor whole and in order, also through a pipe
+// whose reader is slower than the writer (EAGAIN, partial writes). A reader that goes away: cli-usage and cli-serve.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { LineWriter } from '../../runtime/src/log/line-writer.js';
+import { root } from '../support/cli.js';
+
+/** Lines of every length around the batch size, some with characters of more than one byte. */
+const lines = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"text":"${(i % 7 === 0 ? 'é€' : 'x').repeat(i % 97)}"}\n`);
+
+describe('LineWriter', () => {
+  it('writes every line once, in order, by settle(); flushSync() writes what is left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfx-lines-'));
+    try {
+      const file = join(dir, 'out.log');
+      const fd = openSync(file, 'w');
+      const writer = new LineWriter(fd);
+      for (const line of lines.slice(0, 2000)) writer.write(line);
+      await writer.settle();
+      assert.equal(readFileSync(file, 'utf8'), lines.slice(0, 2000).join(''));
+      for (const line of lines.slice(2000)) writer.write(line);
+      writer.flushSync();
+      assert.equal(readFileSync(file, 'utf8'), lines.join(''));
+      closeSync(fd);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('through a pipe the reader empties only later: every line, in order', async () => {
+    // The child writes 1.5 MB to its stdout, a non-blocking pipe (as mfx serve's is) holding 64 KiB, before this process reads any.
+    const script = `
+      import { LineWriter } from ${JSON.stringify(join(root, 'runtime/src/log/line-writer.ts'))};
+      process.stdout;
+      const writer = new LineWriter(1);
+      for (let round = 0; round < 10; round++) for (let i = 0; i < 3000; i++) writer.write(\`{"n":\${round * 3000 + i},"text":"\${'y'.repeat(i % 97)}"}\\n\`);
+      writer.flush();
+      process.stderr.write('written\\n');
+      await writer.settle();
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    await new Promise<void>((resolve) => child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve()));
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.stdout.resume();
+    assert.equal(await new Promise((resolve) => child.once('close', resolve)), 0);
+    const numbers = text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { n: number }).n);
+    assert.deepEqual(numbers, Array.from({ length: 30000 }, (_, i) => i));
+  });
+});
