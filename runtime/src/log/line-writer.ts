@@ -1,7 +1,7 @@
 import { write, writeSync } from 'node:fs';
 
-/** A batch is written once its lines reach this many characters... */
-const BATCH_CHARS = 64 * 1024;
+/** A batch is written once its lines reach this many characters (16 KiB, what Docker's log copier reads at once; longer batches keep lines alive past young-generation collections)... */
+const BATCH_CHARS = 16 * 1024;
 /** ...or this long after its first line, so `tail -f` shows a quiet server's lines at once. */
 const FLUSH_AFTER_MS = 100;
 /** A full pipe (EAGAIN) is tried again after this long. */
@@ -17,7 +17,7 @@ export interface LineWriterOptions {
 /**
  * Log lines to a file descriptor, batched: a line is added to an array, and
  * the lines are joined and written (one asynchronous write at a time) once
- * they reach 64 KiB or 100 ms after the first of them. A line costs an
+ * they reach 16 KiB or 100 ms after the first of them. A line costs an
  * array push; sonic-boom, which pino writes with, measured the byte length
  * of its whole pending buffer on every line. `flushSync()` writes what is
  * left before the process ends, `settle()` without blocking.

@@ -31,7 +31,7 @@ export interface LogOptions {
 /**
  * One JSON object a line on stdout (or a readable line with `format:
  * 'pretty'`), with the service name when one is set. Lines are batched and
- * written asynchronously (see LineWriter: at 64 KiB, or 100 ms after the
+ * written asynchronously (see LineWriter: at 16 KiB, or 100 ms after the
  * first line of a batch); `flush()` and process exit write what is left,
  * `settle()` without blocking.
  *
