@@ -60,9 +60,13 @@ export function lineLogger(serviceName: string | undefined, level: NonNullable<L
   const logger = pino({ base: serviceName ? { service: serviceName } : {}, level }, stream);
   // The line pino writes for logger.info(fields, message), member for member: level, time, base, fields, msg.
   const base = serviceName ? `,"service":${JSON.stringify(serviceName)}` : '';
-  const writeInfo: InfoMembersWriter = (members, message) => {
+  // The message's JSON, kept for the next line: the access log writes the same message on every line.
+  let message = '';
+  let messageJson = '""';
+  const writeInfo: InfoMembersWriter = (members, text) => {
     if (logger.levelVal > INFO) return;
-    stream.write(`{"level":${INFO},"time":${Date.now()}${base},${members},"msg":${JSON.stringify(message)}}\n`);
+    if (text !== message) messageJson = JSON.stringify((message = text));
+    stream.write(`{"level":${INFO},"time":${Date.now()}${base},${members},"msg":${messageJson}}\n`);
   };
   return Object.assign(logger, { [infoMembers]: writeInfo });
 }

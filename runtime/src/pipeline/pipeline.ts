@@ -98,15 +98,20 @@ export function straight(work: StepWork): Hook {
   return hook;
 }
 
+/** Runs of several works: async functions, so they always return a promise and can be a chain as they are. */
+const sequences = new WeakSet<StepWork>();
+
 /** Runs consecutive step works in order; a sync one costs no promise. */
 function inSequence(works: readonly StepWork[]): StepWork {
   if (works.length === 1) return works[0];
-  return async (ctx) => {
+  const run = async (ctx: Context) => {
     for (const work of works) {
       const pending = work(ctx);
       if (pending) await pending;
     }
   };
+  sequences.add(run);
+  return run;
 }
 
 /** Fuses each run of straight links into one, so links that never need `next` get none. */
@@ -135,6 +140,8 @@ function compose(all: readonly Hook[]): Chain {
   if (links.length === 0) return () => Promise.resolve();
   const only = (links[0] as StraightHook)[stepWork];
   if (links.length === 1 && only) {
+    // A run of several works already is the chain (an async function); a single one may be sync.
+    if (sequences.has(only)) return only as Chain;
     return async (ctx) => {
       await only(ctx);
     };
