@@ -576,14 +576,18 @@ export class App {
       // The lines logged so far are written now rather than when the drain ends: whatever ends the process meanwhile finds them out.
       void settleLogger(logger);
       const stopping = this.stop();
-      // stop() removed the handlers above; a second signal during the drain ends the process at once, as it
-      // would with none, once the lines logged so far are written (with no handler they were lost).
+      // stop() removed the handlers above; a second signal during the drain ends the process by that signal, as it
+      // would with none, once the lines logged so far are written (with no handler they were lost): the writes
+      // under way are waited for (at most a second: a stalled reader must not keep the process), the rest written now.
       const onSecondSignal = (signal: NodeJS.Signals) => {
         process.off('SIGTERM', onSecondSignal);
         process.off('SIGINT', onSecondSignal);
         this.log.warn({ signal }, 'second signal: exiting without waiting for the requests in flight');
-        flushLogger(logger);
-        process.kill(process.pid, signal);
+        const end = () => {
+          flushLogger(logger);
+          process.kill(process.pid, signal);
+        };
+        void Promise.race([settleLogger(logger), new Promise((resolve) => setTimeout(resolve, SECOND_SIGNAL_LOG_WAIT_MS))]).then(end);
       };
       process.once('SIGTERM', onSecondSignal);
       process.once('SIGINT', onSecondSignal);
@@ -607,6 +611,9 @@ export class App {
     this.signalHandler = null;
   }
 }
+
+/** How long a second stop signal waits for the log's writes under way before it ends the process. */
+const SECOND_SIGNAL_LOG_WAIT_MS = 1000;
 
 /** Creates a server from a configuration (step 1 of the startup order). */
 export function createServer(config: ServerConfig = {}): App {
