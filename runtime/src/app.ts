@@ -19,6 +19,7 @@ import { docsPageContribution, mountDocsPage } from './openapi/docs-page.js';
 import { documentTitle } from './openapi/document.js';
 import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
+import { resolveLocales } from './locale/options.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
 import type { Hook, HookScope, Step } from './pipeline/types.js';
 import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
@@ -93,7 +94,7 @@ export class App {
     validateReadinessChecks(this.config.readinessChecks);
     this.log = withService(config.logger ?? defaultLogger(config.serviceName), config.logger ? config.serviceName : undefined);
     this.panicLog = config.panicLogger ? withService(config.panicLogger, config.serviceName) : this.log;
-    this.registry = new Registry(config.queryLimits);
+    this.registry = new Registry(config.queryLimits, resolveLocales(this.config.locales));
     this.adapter = config.db ?? null;
   }
 
@@ -430,6 +431,7 @@ export class App {
     if (!chain) {
       const defaults = modelDefaults(model, route, this.stores.get(model.name)!, {
         bodyLimit: this.config.bodyLimit,
+        locales: this.registry.locales,
         cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
         observers: this.observers,
         multipart: this.multipart,

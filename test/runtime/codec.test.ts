@@ -31,7 +31,7 @@ describe('codecOf', () => {
 
   it('applies select to the top level and projects included records under the same view, at every depth', () => {
     const { project } = codecOf(app.registry.get('Post')!, 'sqlite');
-    const view: ResponseView = { select: ['title'], locale: 'de', caller: null };
+    const view: ResponseView = { select: ['title'], locale: null, caller: null };
     const shown = project(post({ author: user, comments: [{ id: 'c1', body: 'hi', postId: 'p1', userId: 'u1', deleted_at: null, created_at: 't', updated_at: 't', user }] }), view) as any;
     assert.deepEqual(Object.keys(shown), ['title', 'author', 'comments']);
     assert.equal('password' in shown.author || 'loginCount' in shown.author, false);

@@ -98,6 +98,9 @@ function includeParameter(model: ModelMeta, registry: Registry): Parameter | nul
 
 const hasLocalized = (model: ModelMeta) => model.fields.some((f) => f.type === 'localized');
 
+/** The `locale` parameter of create and update, whose bare strings are stored under it (models with localized fields). */
+export const writeLocaleParameters = (model: ModelMeta): Ref[] => (hasLocalized(model) ? [ref('parameters', 'locale')] : []);
+
 /** Parameters of the list route. */
 export function listParameters(model: ModelMeta, registry: Registry): (Parameter | Ref)[] {
   const params: (Parameter | Ref)[] = [];
@@ -144,7 +147,8 @@ export function listParameters(model: ModelMeta, registry: Registry): (Parameter
     });
   }
   params.push(selectParameter(model));
-  if (hasLocalized(model)) params.push(ref('parameters', 'locale'));
+  // Every read and list route takes it (spec: localized fields, RTL meta); where nothing is localized it changes nothing.
+  params.push(ref('parameters', 'locale'));
   return params;
 }
 
@@ -154,6 +158,7 @@ export function readParameters(model: ModelMeta, registry: Registry): (Parameter
   const include = includeParameter(model, registry);
   if (include) params.push(include);
   params.push(selectParameter(model));
-  if (hasLocalized(model)) params.push(ref('parameters', 'locale'));
+  // Every read and list route takes it (spec: localized fields, RTL meta); where nothing is localized it changes nothing.
+  params.push(ref('parameters', 'locale'));
   return params;
 }

@@ -12,6 +12,7 @@ import { type DocumentBuilder, headOf, type PathContribution, type Recording } f
 import { openApiPath } from './document.js';
 import { schemaNames } from './model-schemas.js';
 import { modelPieces } from './model-pieces.js';
+import { writeLocaleParameters } from './list-parameters.js';
 import { aggregateOperation, exportOperation, historyOperation } from './optional-paths.js';
 import type { HttpMethod, Operation, Parameter, Ref, Response, Schema } from './types.js';
 import { ref } from './types.js';
@@ -62,6 +63,7 @@ const create: RouteDocumenter = (doc, model, row) =>
     summary: `Create a ${model.name}`,
     description: `Writes a new ${model.name} from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.`,
     tags: [model.name],
+    ...(writeLocaleParameters(model).length > 0 ? { parameters: writeLocaleParameters(model) } : {}),
     requestBody: { required: true, content: json(ref('schemas', schemaNames(model).create)) },
     responses: {
       '201': { description: `the created ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },
@@ -92,7 +94,7 @@ const update: RouteDocumenter = (doc, model, row) => {
     summary: singleton ? `Change the ${model.name}` : `Change a ${model.name}`,
     description: `Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.${model.options.optimisticLock ? ' With If-Match, a stale ETag is 412 and nothing is written.' : ''}`,
     tags: [model.name],
-    parameters: ifMatch(model),
+    parameters: [...ifMatch(model), ...writeLocaleParameters(model)],
     requestBody: { required: true, content: json(ref('schemas', schemaNames(model).update)) },
     responses: {
       '200': { description: `the updated ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },

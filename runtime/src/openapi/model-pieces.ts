@@ -24,7 +24,7 @@ export function modelPieces(model: ModelMeta, registry: Registry): ModelPieces {
   const cached = registry.sealed ? cache.get(model) : undefined;
   if (cached) return cached;
   const pieces: ModelPieces = {
-    schemas: modelSchemas(model),
+    schemas: modelSchemas(model, registry.locales),
     listParameters: listParameters(model, registry),
     readParameters: readParameters(model, registry),
   };

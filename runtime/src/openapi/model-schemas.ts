@@ -5,7 +5,10 @@
  */
 import type { ModelMeta } from '../registry/model-meta.js';
 import { TRUNCATED_KEY } from '../store/codec.js';
-import { localeMapSchema, requestFieldSchema, responseFieldSchema } from './field-schemas.js';
+import type { ResolvedLocales } from '../locale/options.js';
+import { localizedRequest, localizedResponses } from '../locale/openapi.js';
+import { localePlanOf, reachesLocalized } from '../locale/plan.js';
+import { requestFieldSchema, responseFieldSchema } from './field-schemas.js';
 import { ref, type Schema } from './types.js';
 
 /** Component names of a model's schemas. */
@@ -21,21 +24,17 @@ export const schemaNames = (model: ModelMeta) => ({
   historyPage: `${model.name}HistoryPage`,
 });
 
-/** Suffix of the full locale map beside a split-mode localized field. */
-export const SPLIT_SUFFIX = '_i18n';
-
-const hasLocalized = (model: ModelMeta) => model.fields.some((f) => f.type === 'localized');
-
 /** The record: every visible field (never hidden or writeonly) and every relation key, loaded only by `include`. */
-export function recordSchema(model: ModelMeta): Schema {
+export function recordSchema(model: ModelMeta, locales: ResolvedLocales): Schema {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
+  // Localized fields show the shapes of their response mode (runtime/src/locale/openapi.ts).
+  const localized = localizedResponses(model, locales);
   for (const field of model.visibleFields) {
-    properties[field.name] = responseFieldSchema(model, field);
-    required.push(field.name);
-    if (field.type === 'localized' && (field.locale?.mode ?? model.options.localeMode ?? 'split') === 'split') {
-      properties[`${field.name}${SPLIT_SUFFIX}`] = { ...localeMapSchema, readOnly: true, description: `every locale of ${field.name}` };
-    }
+    const shapes = localized.get(field.name);
+    if (shapes) Object.assign(properties, shapes);
+    else properties[field.name] = responseFieldSchema(model, field);
+    required.push(...(shapes ? Object.keys(shapes) : [field.name]));
   }
   for (const relation of model.relations.values()) {
     const target = ref('schemas', relation.target);
@@ -67,8 +66,8 @@ export function recordSchema(model: ModelMeta): Schema {
  * The record as `select=` shows it: the same keys as the record, none of
  * them required (only the chosen fields come back, plus included relations).
  */
-export function selectionSchema(model: ModelMeta): Schema {
-  const { required: _, description: __, ...record } = recordSchema(model);
+export function selectionSchema(model: ModelMeta, locales: ResolvedLocales): Schema {
+  const { required: _, description: __, ...record } = recordSchema(model, locales);
   return { ...record, description: `A ${model.name} under select=: only the chosen fields (and included relations) are present.` };
 }
 
@@ -76,15 +75,24 @@ export function selectionSchema(model: ModelMeta): Schema {
 const readRecord = (model: ModelMeta): Schema => ({ anyOf: [ref('schemas', model.name), ref('schemas', schemaNames(model).selection)] });
 
 /** A create or update body: the writable fields; unknown keys are accepted and ignored. */
-export function bodySchema(model: ModelMeta, op: 'create' | 'update'): Schema {
+export function bodySchema(model: ModelMeta, op: 'create' | 'update', locales: ResolvedLocales): Schema {
   const keys = op === 'create' ? model.createKeys : model.updateKeys;
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
+  // A required split-mode field may come as itself or as its companion map.
+  const either: Schema[] = [];
+  const plan = localePlanOf(model, locales);
   for (const field of keys.values()) {
-    properties[field.name] = requestFieldSchema(model, field, op);
-    if (op === 'create' && model.roles(field).requiredOnCreate) required.push(field.name);
+    const rule = plan?.byName.get(field.name);
+    if (rule) Object.assign(properties, localizedRequest(rule, requestFieldSchema(model, field, op)));
+    else properties[field.name] = requestFieldSchema(model, field, op);
+    if (op === 'create' && model.roles(field).requiredOnCreate) {
+      if (rule?.mode === 'split') either.push({ anyOf: [{ required: [field.name] }, { required: [rule.companion] }] });
+      else required.push(field.name);
+    }
   }
   return {
+    ...(either.length > 0 ? { allOf: either } : {}),
     type: 'object',
     description:
       op === 'create'
@@ -97,7 +105,7 @@ export function bodySchema(model: ModelMeta, op: 'create' | 'update'): Schema {
 
 /**
  * `{ data: record }`, with `meta._dir` for right-to-left locales on
- * localized models: the full record (create, update), or the record or its
+ * models whose responses carry localized fields (their own or included): the full record (create, update), or the record or its
  * selection (read, which takes `select`).
  */
 export function envelopeSchema(model: ModelMeta, data: Schema = ref('schemas', model.name)): Schema {
@@ -105,7 +113,7 @@ export function envelopeSchema(model: ModelMeta, data: Schema = ref('schemas', m
     type: 'object',
     properties: {
       data,
-      ...(hasLocalized(model) ? { meta: ref('schemas', 'RecordMeta') } : {}),
+      ...(reachesLocalized(model) ? { meta: ref('schemas', 'RecordMeta') } : {}),
     },
     required: ['data'],
     additionalProperties: false,
@@ -145,11 +153,11 @@ export function historySchema(model: ModelMeta): Schema {
 }
 
 /** Every component schema of one model, by name. */
-export function modelSchemas(model: ModelMeta): Record<string, Schema> {
+export function modelSchemas(model: ModelMeta, locales: ResolvedLocales): Record<string, Schema> {
   const names = schemaNames(model);
-  const schemas: Record<string, Schema> = { [names.record]: recordSchema(model), [names.selection]: selectionSchema(model) };
-  if (!model.options.singleton) schemas[names.create] = bodySchema(model, 'create');
-  schemas[names.update] = bodySchema(model, 'update');
+  const schemas: Record<string, Schema> = { [names.record]: recordSchema(model, locales), [names.selection]: selectionSchema(model, locales) };
+  if (!model.options.singleton) schemas[names.create] = bodySchema(model, 'create', locales);
+  schemas[names.update] = bodySchema(model, 'update', locales);
   schemas[names.envelope] = envelopeSchema(model);
   schemas[names.readEnvelope] = envelopeSchema(model, readRecord(model));
   if (!model.options.singleton) schemas[names.page] = pageSchema(model);

@@ -120,7 +120,13 @@ export const sharedParameters: Record<string, Parameter> = {
     description: `page size; default ${DEFAULT_LIMIT}; any larger value is accepted and clamped to ${MAX_LIMIT} (meta.limit says what was used)`,
     schema: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT },
   },
-  locale: { name: 'locale', in: 'query', description: 'locale code for localized fields', schema: { type: 'string' } },
+  locale: {
+    name: 'locale',
+    in: 'query',
+    description:
+      'locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it.',
+    schema: { type: 'string' },
+  },
   ifMatch: {
     name: 'If-Match',
     in: 'header',

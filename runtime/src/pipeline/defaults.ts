@@ -20,9 +20,16 @@ import { hookFailure, type StepDefaults, straight } from './pipeline.js';
 import type { Hook } from './types.js';
 import { storableCheck } from './storable.js';
 import { applyDefaults, stripBody, validateBody } from './validate.js';
+import type { ResolvedLocales } from '../locale/options.js';
+import { localePlanOf, reachesLocalized } from '../locale/plan.js';
+import { localizeQuery } from '../locale/query.js';
+import { requestLocaleOf } from '../locale/request.js';
+import { normalizeLocalizedBody } from '../locale/writes.js';
 
 export interface DefaultsOptions {
   bodyLimit: number;
+  /** The app's locale options (localized fields). */
+  locales: ResolvedLocales;
   /** Signs and reads keyset pagination tokens. */
   cursors: CursorCodec;
   /** The write observers of every model (history, audit, ...), sealed. */
@@ -31,8 +38,6 @@ export interface DefaultsOptions {
   multipart?: MultipartHandoff | null;
 }
 
-/** What the response shows, from the request's parameters and caller. */
-const viewOf = (ctx: Context): ResponseView => ({ select: ctx.query?.select ?? null, locale: ctx.query?.locale ?? null, caller: ctx.identity });
 
 /** Runs a store call, turning driver errors into API errors (and a write observer's failure into a hook's). */
 async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
@@ -48,7 +53,8 @@ async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   }
 }
 
-function deserializeBody(options: DefaultsOptions): Hook {
+/** Reads the body; `then` works on it in the same step (the stored form of localized fields). */
+function deserializeBody(options: DefaultsOptions, then: ((ctx: Context) => void) | null = null): Hook {
   return straight(async (ctx) => {
     if (isMultipart(ctx.req)) {
       await readMultipart(ctx, options.multipart ?? null);
@@ -56,6 +62,7 @@ function deserializeBody(options: DefaultsOptions): Hook {
       ctx.rawBody = await readBody(ctx.req, options.bodyLimit);
       ctx.body = parseJsonObject(ctx.rawBody);
     }
+    then?.(ctx);
   });
 }
 
@@ -69,6 +76,18 @@ function deserializeBody(options: DefaultsOptions): Hook {
  */
 export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelStore, options: DefaultsOptions): StepDefaults {
   const { project } = codecOf(model, store.dialect.name);
+  // Localized fields (runtime/src/locale), decided once: other models do no locale work per request.
+  const localePlan = localePlanOf(model, options.locales);
+  const localeOf = reachesLocalized(model) ? (ctx: Context) => requestLocaleOf(ctx, options.locales) : () => null;
+  /** What the response shows, from the request's parameters, locale and caller. */
+  const viewOf = (ctx: Context): ResponseView => ({ select: ctx.query?.select ?? null, locale: localeOf(ctx), caller: ctx.identity });
+  /** `meta` of an envelope whose request resolved to a right-to-left locale, else null. */
+  const directionOf = (view: ResponseView) => (view.locale?.direction(model) ? { _dir: 'rtl' as const } : null);
+  // The map each localized field will store, worked out before validation and Validate-step hooks see the body.
+  const deserializeWrite = deserializeBody(
+    options,
+    localePlan ? (ctx) => ctx.body && normalizeLocalizedBody(ctx.body, localePlan, requestLocaleOf(ctx, options.locales)) : null,
+  );
   const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scopeIfAny });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
   // The ETag names the stored record, not a view of it: If-Match is compared with every visible field.
@@ -82,7 +101,9 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
   const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
-    const body = { data: project(record, viewOf(ctx)) };
+    const view = viewOf(ctx);
+    const meta = directionOf(view);
+    const body = meta ? { data: project(record, view), meta } : { data: project(record, view) };
     if (!model.options.optimisticLock) ctx.response = { status, body };
     else if (ctx.query && (ctx.query.select || ctx.query.include.length)) ctx.response = { status, body, headers: { ETag: storedEtag(record) } };
     else ctx.response = { status, body, etag: true };
@@ -94,6 +115,8 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         ...none,
         deserialize: straight((ctx) => {
           ctx.query = parseListQuery(model, ctx.searchParamsIfAny);
+          const locale = localeOf(ctx);
+          if (locale) localizeQuery(model, ctx.query, locale);
         }),
         db: straight(async (ctx) => {
           const query = ctx.query!;
@@ -114,7 +137,8 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
               ? { limit, next_cursor: page.nextCursor ?? null, has_more: page.hasMore ?? false }
               : { total: page.total, page: number, limit, pages: Math.ceil(page.total / limit) };
           const view = viewOf(ctx);
-          ctx.respond(200, { data: page.records.map((r) => project(r, view)), meta });
+          const dir = directionOf(view);
+          ctx.respond(200, { data: page.records.map((r) => project(r, view)), meta: dir ? { ...meta, ...dir } : meta });
         }),
       };
     case 'read':
@@ -140,7 +164,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
     case 'create':
       return {
         ...none,
-        deserialize: deserializeBody(options),
+        deserialize: deserializeWrite,
         validate: straight((ctx) => {
           const body = stripBody(ctx.body!, model.createKeys);
           validateBody(model.validators.create, body, model, storableCreate(body, ctx.rawBody));
@@ -157,7 +181,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
     case 'update':
       return {
         ...none,
-        deserialize: deserializeBody(options),
+        deserialize: deserializeWrite,
         validate: straight((ctx) => {
           const body = stripBody(ctx.body!, model.updateKeys);
           validateBody(model.validators.update, body, model, storableUpdate(body, ctx.rawBody));

@@ -2,6 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { FieldManifest } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { hasNul, NUL_REFUSAL } from '../util/nul.js';
+import { explicitLocaleKey, filterableAs } from '../locale/query.js';
 import { coerceValue, OPERATORS } from './operators.js';
 import { DEFAULT_LIMIT, FILTER_OPS, type FilterClause, type FilterOp, type IncludePath, type ListQuery, MAX_LIMIT, type SortKey } from './types.js';
 
@@ -97,9 +98,13 @@ export function parseFilter(model: ModelMeta, raw: string, group: number): Filte
   const value = second === -1 ? undefined : raw.slice(second + 1);
   const row = OPERATORS.get(op);
   if (!row) throw invalid(`filter ${quote(raw)} has unknown operator ${quote(op)}; operators: ${FILTER_OPS.join(', ')}`);
-  const { path, owner, name: fieldName } = walk(model, name, 'filter', () => true);
+  // Localized fields: `name.<locale>` names one key of the map (runtime/src/locale).
+  const localeKey = explicitLocaleKey(model, name);
+  const { path, owner, name: fieldName } = walk(model, localeKey?.name ?? name, 'filter', () => true);
   const field = usableField(owner, fieldName, quote(name), 'filterable');
-  return { path, field, op, value: coerceValue(row, field, value, name), group };
+  const clause: FilterClause = { path, field, op, value: coerceValue(row, filterableAs(field), value, name), group };
+  if (localeKey) clause.localeKey = localeKey.locale;
+  return clause;
 }
 
 /** `filter` (bare, its own AND term) and `filter[N]` (same N ORed), within the model's query limits. */

@@ -33,12 +33,18 @@ export interface FilterClause {
   value: unknown;
   /** 0 for a bare clause (its own AND term); N + 1 for `filter[N]` (same N are ORed). */
   group: number;
+  /** Localized fields (runtime/src/locale): the key of `name.<locale>:op:value`, as written. */
+  localeKey?: string;
+  /** Localized fields: the map key the clause reads, or null for the raw column (dynamic mode without `locale`). */
+  locale?: string | null;
 }
 
 export interface SortKey {
   path: string[];
   field: FieldManifest;
   direction: 'asc' | 'desc';
+  /** Localized fields (runtime/src/locale): the map key the sort reads; unset sorts by the raw column. */
+  locale?: string;
 }
 
 /** An include path: one or two relation keys (`author`, `author.company`). */

@@ -1,4 +1,5 @@
 import { ConfigError, RegistrationClosedError } from '../errors/api-error.js';
+import { type ResolvedLocales, resolveLocales } from '../locale/options.js';
 import type { LoadedManifest } from '../manifest/load.js';
 import { type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
 import { ModelMeta } from './model-meta.js';
@@ -50,7 +51,15 @@ export class Registry {
   private readonly tables = new Map<string, ModelMeta>();
   private sealedAt: string | null = null;
 
-  constructor(private readonly appLimits: Partial<QueryLimits> = {}) {}
+  /**
+   * @param locales the app's locale options, checked and filled in
+   * (runtime/src/locale/options.ts): every reader of a localized field
+   * (responses, writes, filters, the document) takes them from here.
+   */
+  constructor(
+    private readonly appLimits: Partial<QueryLimits> = {},
+    readonly locales: ResolvedLocales = resolveLocales(),
+  ) {}
 
   get sealed(): boolean {
     return this.sealedAt !== null;

@@ -168,6 +168,12 @@ export interface SqlDialect {
   textPosition(sql: SqlBuilder, haystack: string, needle: string): void;
   /** `<column>` (a text column) is one of `values`, with one statement text whatever their number. */
   inTextValues(sql: SqlBuilder, column: string, values: readonly string[]): void;
+  /**
+   * The text of a localized column (runtime/src/locale): the value under the
+   * key `locale` (bound), null when absent or the column is no map; or, with
+   * `locale` null, the whole column as text.
+   */
+  localeText(sql: SqlBuilder, column: string, locale: string | null): void;
   /** The row `alias` of `table` matches every word of `words` in `columns`. */
   searchMatch(sql: SqlBuilder, table: string, alias: string, columns: readonly string[], words: readonly string[]): void;
 }

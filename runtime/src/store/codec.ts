@@ -2,6 +2,7 @@ import type { Row } from '../db/adapter.js';
 import type { Dialect, FieldManifest } from '../manifest/types.js';
 import type { Identity } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import type { RequestLocale } from '../locale/request.js';
 
 /** A record keyed by JSON field name, every field included (hidden and writeonly too). */
 export type RecordData = Record<string, unknown>;
@@ -72,8 +73,8 @@ export function encodeValue(field: FieldManifest, value: unknown): unknown {
 export interface ResponseView {
   /** JSON names from `select=`, or null for every visible field. */
   readonly select: readonly string[] | null;
-  /** The locale the request asked for (`?locale=`, or Accept-Language where enabled), or null. */
-  readonly locale: string | null;
+  /** The request's locale (runtime/src/locale), or null: localized fields are then shown as stored. */
+  readonly locale: RequestLocale | null;
   /** The caller, for fields whose value depends on who asks. */
   readonly caller: Identity | null;
 }
@@ -123,6 +124,8 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     return found;
   };
 
+  // Localized fields take their response shape from the request's locale (runtime/src/locale/request.ts).
+  const localized = model.fields.some((f) => f.type === 'localized');
   // Only to-many relations are ever cut at the per-parent cap.
   const cuttable = [...model.relations.values()].some((r) => r.kind !== 'belongsTo');
   const project = (record: RecordData, view: ResponseView, withRelations = true): RecordData => {
@@ -133,6 +136,7 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     } else {
       out = visible(record);
     }
+    if (localized && view.locale) view.locale.project(model, out, record.id);
     if (!withRelations) return out;
     const nested = view.select ? { ...view, select: null } : view;
     for (const { key, codec } of relatedCodecs()) {

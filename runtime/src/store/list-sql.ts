@@ -4,6 +4,7 @@ import type { FilterClause, ListQuery, SortKey } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { SqlBuilder } from '../sql/builder.js';
 import { notDeleted } from '../sql/templates.js';
+import { writeLocalizedClause } from '../locale/query.js';
 import { scopeFor, writeScope } from './scope.js';
 
 /** The alias of the listed table in every list statement. */
@@ -41,7 +42,11 @@ function writeLive(sql: SqlBuilder, model: ModelMeta, alias: string): void {
 /** One clause on `alias` of `model`: the operator itself, or EXISTS through the next relation of its path. */
 function writeClause(sql: SqlBuilder, model: ModelMeta, alias: string, clause: FilterClause, depth: number, scope: readonly ScopeFilter[] | undefined, aliases: Aliases): void {
   if (depth === clause.path.length) {
-    OPERATORS.get(clause.op)!.write(sql, qualified(sql, alias, clause.field.column), clause.value, clause.field);
+    const operator = OPERATORS.get(clause.op)!;
+    const column = qualified(sql, alias, clause.field.column);
+    // Localized fields read one key of their map, or the raw column as text (runtime/src/locale).
+    if (clause.field.type === 'localized') writeLocalizedClause(sql, column, clause, (text) => operator.write(sql, text, clause.value, clause.field));
+    else operator.write(sql, column, clause.value, clause.field);
     return;
   }
   const { relation, target, through } = model.target(clause.path[depth])!;
@@ -164,7 +169,10 @@ export function writeOrder(sql: SqlBuilder, model: ModelMeta, sorts: readonly So
   sql.text(' ORDER BY ');
   for (const sort of sorts) {
     const alias = joins.get(sort.path.join('.'))!;
-    sql.text(`${qualified(sql, alias, sort.field.column)} ${sort.direction === 'asc' ? 'ASC NULLS LAST' : 'DESC NULLS FIRST'}, `);
+    // A localized field sorts by the text of the request's locale (runtime/src/locale).
+    if (sort.locale !== undefined) sql.dialect.localeText(sql, qualified(sql, alias, sort.field.column), sort.locale);
+    else sql.text(qualified(sql, alias, sort.field.column));
+    sql.text(` ${sort.direction === 'asc' ? 'ASC NULLS LAST' : 'DESC NULLS FIRST'}, `);
   }
   sql.text(`${qualified(sql, ROOT, 'id')} ASC`);
 }

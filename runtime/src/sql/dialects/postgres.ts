@@ -188,6 +188,11 @@ export const postgres: SqlDialect = {
   jsonObjectHas(sql, column, key, value) {
     sql.text(`${column} ->> `).value(key).text(' = ').value(value);
   },
+  // ->> on a jsonb that is no object (a legacy scalar) is null; the key is bound as text.
+  localeText(sql, column, locale) {
+    if (locale === null) sql.text(`${column}::text`);
+    else sql.text(`(${column} ->> `).value(locale).text('::text)');
+  },
   textPosition(sql, haystack, needle) {
     sql.text(`strpos(${haystack}, ${needle})`);
   },

@@ -220,6 +220,11 @@ export const sqlite: SqlDialect = {
     sql.text(`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${column}) THEN ${column} END) WHERE json_each.key = `).value(key);
     sql.text(` AND (CASE json_each.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_each.value AS TEXT) END) = `).value(value).text(')');
   },
+  // json_valid first, as above: a legacy scalar left as raw text reads as no key. The JSON path is bound.
+  localeText(sql, column, locale) {
+    if (locale === null) sql.text(column);
+    else sql.text(`json_extract(CASE WHEN json_valid(${column}) THEN ${column} END, `).value(`$.${JSON.stringify(locale)}`).text(')');
+  },
   textPosition(sql, haystack, needle) {
     sql.text(`instr(${haystack}, ${needle})`);
   },

@@ -1,0 +1,78 @@
+/**
+ * What one model needs from the locale rules, decided once at boot: its
+ * localized fields with their response mode, companion key and fixed part
+ * of the resolution chain, and whether its responses (its own fields or
+ * those of models it can include) are localized at all. A model without
+ * localized fields gets `null` and no per-request locale work.
+ */
+import type { FieldManifest, LocaleMode } from '../manifest/types.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import type { ResolvedLocales } from './options.js';
+import { localeMode } from './resolve.js';
+
+/** One localized field of a model, as every request of the app treats it. */
+export interface LocalizedRule {
+  readonly field: FieldManifest;
+  readonly name: string;
+  readonly mode: LocaleMode;
+  /** `<field><splitSuffix>`: the full map beside the string in split mode, and the companion key of writes. */
+  readonly companion: string;
+  /** The chain after the requested locale: field default_locale, model default, app default (no repeats). */
+  readonly base: readonly string[];
+}
+
+export interface ModelLocale {
+  readonly model: ModelMeta;
+  /** Localized fields of the model, in declaration order. */
+  readonly rules: readonly LocalizedRule[];
+  readonly byName: ReadonlyMap<string, LocalizedRule>;
+  /** The envelope's locale without a requested one: the model's default, else the app's. */
+  readonly fallback: string;
+}
+
+const plans = new WeakMap<ModelMeta, ModelLocale | null>();
+
+/**
+ * The locale plan of a model (null when it has no localized field), built
+ * on first use and kept.
+ *
+ * @example
+ * localePlanOf(article, registry.locales)?.byName.get('title')?.mode; // 'split'
+ */
+export function localePlanOf(model: ModelMeta, locales: ResolvedLocales): ModelLocale | null {
+  if (plans.has(model)) return plans.get(model)!;
+  const fields = model.fields.filter((f) => f.type === 'localized');
+  let plan: ModelLocale | null = null;
+  if (fields.length > 0) {
+    const rules = fields.map((field): LocalizedRule => {
+      const base: string[] = [];
+      for (const code of [field.locale?.defaultLocale ?? null, model.options.defaultLocale, locales.default]) {
+        if (code !== null && !base.includes(code)) base.push(code);
+      }
+      return { field, name: field.name, mode: localeMode(field, model.options.localeMode, locales), companion: `${field.name}${locales.splitSuffix}`, base };
+    });
+    plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default };
+  }
+  plans.set(model, plan);
+  return plan;
+}
+
+/**
+ * Whether a response of `model` can carry localized values: its own fields,
+ * or those of a model its include paths reach (two levels, as include
+ * allows). Requests on other models skip every locale step.
+ */
+export function reachesLocalized(model: ModelMeta): boolean {
+  const has = (m: ModelMeta) => m.fields.some((f) => f.type === 'localized');
+  if (has(model)) return true;
+  for (const key of model.relations.keys()) {
+    const first = model.target(key)?.target;
+    if (!first) continue;
+    if (has(first)) return true;
+    for (const nested of first.relations.keys()) {
+      const second = first.target(nested)?.target;
+      if (second && has(second)) return true;
+    }
+  }
+  return false;
+}

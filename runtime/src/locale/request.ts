@@ -1,0 +1,95 @@
+/**
+ * The locale of one request, worked out once per request on models whose
+ * responses carry localized values: what it asks for (`?locale=`, or
+ * `Accept-Language` when fromHeader), each field's resolution chain, the
+ * response shape of each mode, and the envelope's direction.
+ */
+import type { Context } from '../pipeline/context.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import type { RecordData } from '../store/codec.js';
+import type { ResolvedLocales } from './options.js';
+import { type LocalizedRule, localePlanOf } from './plan.js';
+import { isRtl, type RequestedLocale, requestedLocale, resolveText } from './resolve.js';
+
+export class RequestLocale {
+  /** Chains with the requested locale in front, per rule, built on first use. */
+  private chains: Map<LocalizedRule, readonly string[]> | null = null;
+  private warned = false;
+
+  constructor(
+    readonly requested: RequestedLocale,
+    readonly locales: ResolvedLocales,
+    /** Told once per request when a stored value is a plain string left by older data. */
+    private readonly onLegacy: (model: ModelMeta, field: string, id: unknown) => void = () => {},
+  ) {}
+
+  /** The locale a field's request resolves to first: where a bare string is stored and where filters and sorts look. */
+  effective(rule: LocalizedRule): string {
+    return this.requested.code ?? rule.base[0]!;
+  }
+
+  /** The resolution chain of a field: requested, field default_locale, model default, app default. */
+  chain(rule: LocalizedRule): readonly string[] {
+    const code = this.requested.code;
+    if (code === null || code === rule.base[0]) return rule.base;
+    this.chains ??= new Map();
+    let chain = this.chains.get(rule);
+    if (!chain) this.chains.set(rule, (chain = [code, ...rule.base.filter((c) => c !== code)]));
+    return chain;
+  }
+
+  /**
+   * Rewrites the localized fields of a projected record (`out`, already
+   * limited to visible and selected fields) into the shapes of their modes:
+   * split, the string and the `<field><suffix>` map; resolve, the string;
+   * dynamic, the string with `?locale=`, else the map as stored.
+   */
+  project(model: ModelMeta, out: RecordData, id: unknown): void {
+    const plan = localePlanOf(model, this.locales);
+    if (!plan) return;
+    for (const rule of plan.rules) {
+      if (!(rule.name in out)) continue;
+      if (rule.mode === 'dynamic' && !this.requested.explicit) continue;
+      const stored = out[rule.name];
+      const resolved = resolveText(stored, this.chain(rule));
+      if (resolved.scalar && !this.warned) {
+        this.warned = true;
+        this.onLegacy(model, rule.name, id);
+      }
+      out[rule.name] = resolved.text;
+      if (rule.mode === 'split') out[rule.companion] = stored !== null && typeof stored === 'object' ? stored : null;
+    }
+  }
+
+  /** `rtl` when the envelope of `model` resolves to a right-to-left locale, else null. */
+  direction(model: ModelMeta): 'rtl' | null {
+    if (this.locales.rtl.size === 0) return null;
+    const code = this.requested.code ?? localePlanOf(model, this.locales)?.fallback ?? this.locales.default;
+    return isRtl(code, this.locales) ? 'rtl' : null;
+  }
+}
+
+const perRequest = new WeakMap<Context, RequestLocale>();
+
+/**
+ * The locale of a request, read from its `locale` parameter and (when
+ * fromHeader) its Accept-Language header, once per request. A legacy scalar
+ * is logged as a warning once per request, naming model, field and id.
+ *
+ * @example
+ * const locale = requestLocaleOf(ctx, registry.locales); // ?locale=de → locale.requested.code === 'de'
+ */
+export function requestLocaleOf(ctx: Context, locales: ResolvedLocales): RequestLocale {
+  let found = perRequest.get(ctx);
+  if (found) return found;
+  const query = ctx.searchParamsIfAny?.get('locale') ?? undefined;
+  const header = locales.fromHeader ? ctx.req.headers['accept-language'] : undefined;
+  found = new RequestLocale(requestedLocale(query, header, locales), locales, (model, field, id) => {
+    ctx.log.warn(
+      { requestId: ctx.requestId, model: model.name, field, id },
+      'a localized field holds a plain string left by older data; answered as it is (write the field again to store a locale map); further ones in this request are not logged',
+    );
+  });
+  perRequest.set(ctx, found);
+  return found;
+}
