@@ -44,6 +44,8 @@ export { type HashPasswordOptions, hashPassword, hashPasswordValue, verifyPasswo
 export { type CorsOptions, cors } from './hooks/cors.js';
 export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit } from './hooks/rate-limit.js';
 export { type AuditRecord, type AuditOptions, audit } from './hooks/audit.js';
+export { validate } from './hooks/validate.js';
+export type { RequiredLocalesOptions } from './locale/required.js';
 export { type HookMeta, type SecurityScheme, describeHook, hookMeta } from './pipeline/hook-meta.js';
 
 // Custom actions and security description
