@@ -119,7 +119,6 @@ export interface Announcement extends Model {
     docs: {
       syntax: ['default_locale:CODE'],
       text: "The locale whose text is used when the requested one is missing: on a localized property for that field, in the interface's `@mfx` for every localized field of the model.",
-      limits: 'This version stores and answers the whole locale map whatever the mode: response modes and `?locale=` are not applied to responses yet.',
       example: `/** @mfx default_locale:en */
 export interface Recipe extends Model {
   title: Localized;
@@ -140,7 +139,6 @@ export interface Recipe extends Model {
     docs: {
       syntax: ['locale_mode:split|resolve|dynamic'],
       text: 'The response mode of every localized field of the model that does not name its own: `split`, `resolve` or `dynamic` (see those directives).',
-      limits: 'This version stores and answers the whole locale map whatever the mode: response modes and `?locale=` are not applied to responses yet.',
       example: `/** @mfx locale_mode:resolve */
 export interface Product extends Model {
   name: Localized;

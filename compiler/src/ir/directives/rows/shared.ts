@@ -56,13 +56,10 @@ export function ensureLocale(field: FieldContext['field']) {
   return field.locale;
 }
 
-const LOCALE_LIMITS = 'This version stores and answers the whole locale map whatever the mode: response modes and `?locale=` are not applied to responses yet.';
-
 /** The reference text of each response mode; the example model names are unique across the catalogue. */
 const LOCALE_MODE_DOCS: Record<LocaleMode, DirectiveDocs> = {
   split: {
-    text: 'Responses carry the text of the effective locale under the field\'s name and the whole map under `<field>_i18n`. The default mode.',
-    limits: LOCALE_LIMITS,
+    text: 'Responses carry the text of the effective locale under the field\'s name and the whole map under `<field>_i18n` (the suffix is the `splitSuffix` locale option). A write may send that map back under `<field>_i18n`, which wins over `<field>`. The default mode.',
     example: `export interface Menu extends Model {
   /** @mfx split */
   label: Localized;
@@ -70,7 +67,6 @@ const LOCALE_MODE_DOCS: Record<LocaleMode, DirectiveDocs> = {
   },
   resolve: {
     text: 'Responses carry only the text of the effective locale.',
-    limits: LOCALE_LIMITS,
     example: `export interface Banner extends Model {
   /** @mfx resolve */
   headline: Localized;
@@ -78,7 +74,6 @@ const LOCALE_MODE_DOCS: Record<LocaleMode, DirectiveDocs> = {
   },
   dynamic: {
     text: 'Responses carry the text of the requested locale when the request names one (`?locale=de`), and the whole map when it does not.',
-    limits: LOCALE_LIMITS,
     example: `export interface GlossaryTerm extends Model {
   /** @mfx dynamic */
   term: Localized;
