@@ -150,7 +150,9 @@ eachBackend('OpenAPI document', (backend) => {
     const company = Object.fromEntries(doc.paths['/companies'].get.parameters.map((p: any) => [p.name ?? p.$ref, p]));
     assert.equal(company.q, undefined, 'no searchable field, no q');
     assert.equal(company.cursor, undefined, 'no cursor_field, no cursor');
-    assert.deepEqual(Object.keys(doc.paths['/posts/{id}'].get.parameters.map((p: any) => p.name)).length, 2);
+    // include, select and locale (every read and list route takes locale).
+    assert.deepEqual(Object.keys(doc.paths['/posts/{id}'].get.parameters.map((p: any) => p.name)).length, 3);
+    assert.ok(company['#/components/parameters/locale']);
   });
 
   it('lists every status each operation can answer', () => {

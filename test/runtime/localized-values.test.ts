@@ -13,10 +13,24 @@ eachBackend('localized values', (backend) => {
     makerId = (await server.request('POST', '/makers', { body: { name: 'Acme' } })).body.data.id;
   });
 
-  it('a string, however it looks, is stored and read back as that string; a map as that map', async () => {
+  it('a string, however it looks, is stored as that string under the locale; a map as that map', async () => {
     for (const label of ['Hello', 'true', '12', 'null', '"quoted"', '{"en":"x"}', '', { en: 'Hello', de: 'Hallo' }, {}]) {
       serial++;
+      // label is a split-mode field: the string of the locale under label, the stored map under label_i18n.
+      const map = typeof label === 'string' ? { en: label } : label;
+      const text = (map as Record<string, string>).en || null;
       const created = await server.request('POST', '/gizmos', { body: { code: `l-${serial}`, kind: 'k', family: `l-${serial}`, makerId, label } });
+      assert.equal(created.status, 201, `${JSON.stringify(label)}: ${created.text}`);
+      assert.deepEqual(created.body.data.label_i18n, map);
+      assert.equal(created.body.data.label, text);
+      const read = await server.request('GET', `/gizmos/${created.body.data.id}`);
+      assert.deepEqual(read.body.data.label_i18n, map, JSON.stringify(label));
+      const patched = await server.request('PATCH', `/gizmos/${created.body.data.id}`, { body: { label: typeof label === 'string' ? `${label}!` : label } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual((await server.request('GET', `/gizmos/${created.body.data.id}`)).body.data.label_i18n, typeof label === 'string' ? { en: `${label}!` } : label);
+    }
+  });
+});
       assert.equal(created.status, 201, `${JSON.stringify(label)}: ${created.text}`);
       assert.deepEqual(created.body.data.label, label);
       const read = await server.request('GET', `/gizmos/${created.body.data.id}`);

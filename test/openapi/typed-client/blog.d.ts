@@ -1183,7 +1183,7 @@ export interface components {
         page: number;
         /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
         limit: number;
-        /** @description locale code for localized fields */
+        /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
         locale: string;
         /** @description ETag of the record as read (or `*`); a stale ETag answers 412 and writes nothing */
         ifMatch: string;
@@ -1213,6 +1213,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1304,6 +1306,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1348,6 +1352,8 @@ export interface operations {
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -1428,6 +1434,8 @@ export interface operations {
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "user" | "user.company" | "user.posts" | "user.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "body" | "postId" | "userId" | "approved" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -1527,6 +1535,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1616,6 +1626,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1660,6 +1672,8 @@ export interface operations {
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -1740,6 +1754,8 @@ export interface operations {
                 include?: ("users" | "users.company" | "users.posts" | "users.comments")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "country" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -2087,6 +2103,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -2176,6 +2194,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -2220,6 +2240,8 @@ export interface operations {
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -2300,6 +2322,8 @@ export interface operations {
                 include?: ("post" | "post.author" | "post.comments" | "post.tags" | "tag" | "tag.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "postId" | "tagId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -2403,6 +2427,8 @@ export interface operations {
                 cursor?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -2498,6 +2524,8 @@ export interface operations {
                 cursor?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -2542,6 +2570,8 @@ export interface operations {
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -2628,6 +2658,8 @@ export interface operations {
                 include?: ("author" | "author.company" | "author.posts" | "author.comments" | "comments" | "comments.post" | "comments.user" | "tags" | "tags.posts")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "body" | "status" | "views" | "rating" | "keywords" | "metadata" | "publishedAt" | "slug" | "userId" | "created_at" | "updated_at" | "deleted_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -2795,6 +2827,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -2884,6 +2918,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -2928,6 +2964,8 @@ export interface operations {
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -3008,6 +3046,8 @@ export interface operations {
                 include?: ("posts" | "posts.author" | "posts.comments" | "posts.tags")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -3109,6 +3149,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -3200,6 +3242,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -3244,6 +3288,8 @@ export interface operations {
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -3324,6 +3370,8 @@ export interface operations {
                 include?: ("company" | "company.users" | "posts" | "posts.author" | "posts.comments" | "posts.tags" | "comments" | "comments.post" | "comments.user")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "email" | "role" | "bio" | "companyId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
