@@ -77,7 +77,8 @@ eachBackend('NUL characters', (backend) => {
     [{ specs: { deep: { k: 'v\0' } } }, 'specs.deep.k'],
     [{ specs: { list: [1, '\0'] } }, 'specs.list.1'],
     [{ specs: { 'k\0': 1 } }, 'specs'],
-    [{ label: 'hi\0' }, 'label'],
+    // A bare string is stored as the request locale's text (label.en): the detail names where it would be stored.
+    [{ label: 'hi\0' }, 'label.en'],
     [{ label: { en: 'ok', de: 'x\0' } }, 'label.de'],
     [{ label: { 'e\0n': 'x' } }, 'label'],
     [{ secret: 'password\0' }, 'secret'],

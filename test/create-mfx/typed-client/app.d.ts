@@ -586,7 +586,7 @@ export interface components {
         page: number;
         /** @description page size; default 20; any larger value is accepted and clamped to 200 (meta.limit says what was used) */
         limit: number;
-        /** @description locale code for localized fields */
+        /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
         locale: string;
         /** @description ETag of the record as read (or `*`); a stale ETag answers 412 and writes nothing */
         ifMatch: string;
@@ -864,6 +864,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "slug" | "description" | "archived" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -956,6 +958,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "slug" | "description" | "archived" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1000,6 +1004,8 @@ export interface operations {
                 include?: ("tasks" | "tasks.project")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "slug" | "description" | "archived" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -1081,6 +1087,8 @@ export interface operations {
                 include?: ("tasks" | "tasks.project")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "name" | "slug" | "description" | "archived" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -1243,6 +1251,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "status" | "priority" | "dueAt" | "projectId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1335,6 +1345,8 @@ export interface operations {
                 q?: string;
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "status" | "priority" | "dueAt" | "projectId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path?: never;
@@ -1379,6 +1391,8 @@ export interface operations {
                 include?: ("project" | "project.tasks")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "status" | "priority" | "dueAt" | "projectId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
@@ -1460,6 +1474,8 @@ export interface operations {
                 include?: ("project" | "project.tasks")[];
                 /** @description comma-separated field names; records then carry only those keys (plus included relations) */
                 select?: ("id" | "title" | "status" | "priority" | "dueAt" | "projectId" | "created_at" | "updated_at")[];
+                /** @description locale code for localized fields (before Accept-Language where the server reads it); an unsupported code falls back to the default locale. Writes store a bare string under it. */
+                locale?: components["parameters"]["locale"];
             };
             header?: never;
             path: {
