@@ -217,3 +217,21 @@ describe('encrypted fields at startup', () => {
     }
   });
 });
+
+eachBackend('encrypted fields in the OpenAPI document', (backend) => {
+  const server = useServer(backend, { fixture: 'fields', config: { keyProvider: staticKeyProvider({ keys: testKeys() }) } });
+
+  it('shows an encrypted field as a plain string with a note, and never the blind-index column', async () => {
+    const doc = (await server.request('GET', '/openapi.json')).body;
+    const text = JSON.stringify(doc);
+    assert.equal(text.includes('ssn_hmac') || text.includes('ssnHmac'), false);
+    const schemas = Object.entries(doc.components.schemas as Record<string, { properties?: Record<string, { type?: unknown; description?: string }> }>).filter(([name]) => name.startsWith('Patient'));
+    assert.ok(schemas.length > 0);
+    for (const [name, schema] of schemas) {
+      const ssn = schema.properties?.ssn;
+      if (!ssn) continue;
+      assert.equal(ssn.type, 'string', name);
+      assert.match(ssn.description ?? '', /Stored encrypted/, name);
+    }
+  });
+});
