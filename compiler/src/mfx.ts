@@ -1,6 +1,6 @@
 /**
  * The `mfx` command line: `build` is the compiler's own command; `serve`,
- * `migrate`, `openapi` and `diff` come from `@mfx/runtime/cli`. Each command loads
+ * `migrate`, `openapi`, `diff` and `rotate-keys` come from `@mfx/runtime/cli`. Each command loads
  * only when it runs, and TypeScript support (tsx) only when `--app` names a
  * TypeScript file: a compiled app under plain `node` never loads it.
  */
@@ -62,7 +62,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   } catch (error) {
     // Configuration and usage mistakes read best as one line; anything else keeps its stack.
     const known = error instanceof Error && ['ConfigError', 'RegistrationClosedError'].includes(error.name);
-    const usageError = error instanceof Error && /^mfx \w+: /.test(error.message);
+    const usageError = error instanceof Error && /^mfx [\w-]+: /.test(error.message);
     process.stderr.write(`${known || usageError ? (error as Error).message : ((error as Error)?.stack ?? String(error))}\n`);
     return 1;
   }

@@ -29,6 +29,8 @@ import { type ModelOverrides, Registry } from './registry/registry.js';
 import { CursorCodec } from './query/cursor.js';
 import type { TableSpec } from './sql/schema.js';
 import { ModelStore } from './store/model-store.js';
+import { fieldKeyIds, installEncryption } from './security/encryption/fields.js';
+import { Keyring } from './security/encryption/keyring.js';
 import { type ActionDefinition, describeAction } from './actions/action.js';
 import { ActionRegistry } from './actions/registry.js';
 import { ACTION_USER_STEPS, actionDefaults, skippedByPublicAction } from './actions/chain.js';
@@ -88,6 +90,8 @@ export class App {
   /** Apps handed over from that still had requests in flight then, until those end. */
   private readonly retiring = new Set<App>();
   private readonly plugins = new Plugins<App>();
+  /** The keys of encrypted fields (security/encryption): loaded once at boot from config.keyProvider; null without one. */
+  private keys: Keyring | null | Promise<Keyring> | undefined;
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -320,6 +324,8 @@ export class App {
     this.pipeline.seal();
     this.openapi.seal();
 
+    // Encrypted fields: keys checked and each model's encryption installed before its store and codec are built.
+    installEncryption(this.registry.all(), this.syncKeyring(), this.log);
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
     const entries = this.pipeline.registered();
     const actionGroups = this.actionRegistry.all.map((a): RegisteredHook[] => [
@@ -402,6 +408,28 @@ export class App {
     return this.built;
   }
 
+  /**
+   * The keyring of encrypted fields, loaded once: every key id the models
+   * name, the index key, and the ids the provider lists. Null without a key
+   * provider. start() awaits it; a handler built without start() needs a
+   * provider that answers synchronously.
+   *
+   * @example
+   * const keyring = await app.keyring(); // rotateKeys uses it
+   */
+  keyring(): Promise<Keyring | null> {
+    const provider = this.config.keyProvider;
+    this.keys ??= provider ? Keyring.load(provider, fieldKeyIds(this.registry.all())) : null;
+    return Promise.resolve(this.keys).then((keys) => (this.keys = keys));
+  }
+
+  private syncKeyring(): Keyring | null {
+    const provider = this.config.keyProvider;
+    this.keys ??= provider ? Keyring.load(provider, fieldKeyIds(this.registry.all())) : null;
+    if (this.keys instanceof Promise) throw new ConfigError('the key provider answers asynchronously: await app.start(), or await app.keyring() before app.handler()');
+    return this.keys;
+  }
+
   private bootCheckDocument(): void {
     try {
       this.document();
@@ -446,6 +474,7 @@ export class App {
   async start(): Promise<{ url: string; port: number }> {
     if (this.server) throw new ConfigError('the server is already started');
     await this.ready();
+    await this.keyring();
     const adapter = this.db;
     await adapter.init(this.log);
     const strict = { strict: true, strictBy: 'strictMigrations' };

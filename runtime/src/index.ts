@@ -9,6 +9,7 @@ export type { Plugin } from './plugins/plugins.js';
 export type { AppModule } from './cli/app-module.js';
 export type { LocaleOptions } from './locale/options.js';
 export { envKeyProvider, type KeyProvider, staticKeyProvider } from './security/encryption/keys.js';
+export { type RotateFailure, type RotateOptions, type RotateProgress, type RotateReport, rotateKeys } from './security/encryption/rotate.js';
 export { type Duration, type DocumentationConfig, type ServerConfig, durationMs } from './config/config.js';
 export { type EnvConfig, envToConfig, loadEnv } from './config/env.js';
 export { type Logger, defaultLogger, silentLogger } from './log/logger.js';

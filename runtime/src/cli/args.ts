@@ -15,6 +15,7 @@ export const commands: Record<Command, string> = {
   migrate: 'migrate and print what changed',
   openapi: 'print the OpenAPI 3.1 document that serve publishes',
   diff: 'report schema and API changes between two manifests; exit 1 when one breaks clients',
+  'rotate-keys': 're-encrypt every encrypted field to the key id --to, in batches, after a preflight',
 };
 
 /** What a command takes besides flags, as usage writes it. */

@@ -23,4 +23,5 @@ export const runtimeCommands: Record<Command, () => Promise<{ main: CommandMain 
   migrate: () => import('./migrate.js'),
   openapi: () => import('./openapi.js'),
   diff: () => import('./diff.js'),
+  'rotate-keys': () => import('./rotate-keys.js'),
 };

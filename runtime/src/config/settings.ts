@@ -13,7 +13,7 @@ import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
 
-export type Command = 'serve' | 'migrate' | 'openapi' | 'diff';
+export type Command = 'serve' | 'migrate' | 'openapi' | 'diff' | 'rotate-keys';
 
 /** What the mfx commands read besides the server configuration. */
 export interface CommandOptions {
@@ -29,6 +29,11 @@ export interface CommandOptions {
   logLevel: LogLevel;
   logFormat: LogFormat;
   watch: boolean;
+  /** mfx rotate-keys: the key id values are re-encrypted to, the models, where to resume, whether to change nothing. */
+  to?: string;
+  models?: string[];
+  after?: string;
+  dryRun: boolean;
 }
 
 /** The levels `--log-level` takes, quietest last. */
@@ -132,14 +137,14 @@ export const settings = {
     scope: 'command',
     doc: 'the manifest directory written by mfx build',
     default: '.mfx',
-    commands: ['serve', 'migrate', 'openapi'],
+    commands: ['serve', 'migrate', 'openapi', 'rotate-keys'],
     flag: option('manifest', 'DIR', text),
   },
   dbWriteUrl: {
     scope: 'command',
     doc: 'database URL: sqlite::memory:, sqlite:PATH or postgres://USER@HOST:PORT/DB',
     default: 'sqlite:./mfx.db',
-    commands: ['serve', 'migrate'],
+    commands: ['serve', 'migrate', 'rotate-keys'],
     env: env('DB_WRITE_URL', 'dbWriteUrl', text),
     flag: option('db', 'URL', text),
   },
@@ -237,6 +242,32 @@ export const settings = {
     default: false,
     commands: ['migrate'],
     flag: toggle('strict', true),
+  },
+  // mfx rotate-keys (issue 17): re-encrypting encrypted fields to another key id.
+  to: {
+    scope: 'command',
+    doc: 'the key id every encrypted value is re-encrypted to (required); the key provider (MFX_KEY_* variables) must hold it, the old keys and the index key',
+    commands: ['rotate-keys'],
+    flag: option('to', 'KEYID', text),
+  },
+  models: {
+    scope: 'command',
+    doc: 'rotate only these models (comma-separated names); default every model with encrypted fields',
+    commands: ['rotate-keys'],
+    flag: option('models', 'A,B', (raw) => raw.split(',').map((name) => name.trim()).filter(Boolean)),
+  },
+  after: {
+    scope: 'command',
+    doc: "resume after the lastId an interrupted run printed (Model:id)",
+    commands: ['rotate-keys'],
+    flag: option('after', 'ID', text),
+  },
+  dryRun: {
+    scope: 'command',
+    doc: 'run the preflight (open every envelope, check every blind index) and report what would change; change nothing',
+    default: false,
+    commands: ['rotate-keys'],
+    flag: toggle('dry-run', true),
   },
   json: {
     scope: 'command',

@@ -85,8 +85,12 @@ export function responseFieldSchema(model: ModelMeta, field: FieldManifest): Sch
   }
   if (field.base || field.readonly) schema.readOnly = true;
   if (field.description) schema.description = field.description;
+  if (field.encrypted) schema.description = [schema.description, ENCRYPTED_NOTE].filter(Boolean).join(' ');
   return schema;
 }
+
+/** Encrypted fields are plain strings on the wire; the document says how they are stored (their blind index never appears). */
+const ENCRYPTED_NOTE = 'Stored encrypted (AES-256-GCM); cannot be filtered or sorted.';
 
 /**
  * The schema of a field in a create or update body: the manifest's body
@@ -99,7 +103,7 @@ export function requestFieldSchema(model: ModelMeta, field: FieldManifest, op: '
   const schema: Schema = { ...(body.properties?.[field.name] ?? {}) };
   if (field.writeonly) schema.writeOnly = true;
   if (op === 'create' && field.default !== undefined) schema.default = field.default;
-  const notes = [field.immutable && op === 'create' ? 'Set on create only; updates ignore it.' : '', field.unique ? 'Unique.' : ''].filter(Boolean);
+  const notes = [field.immutable && op === 'create' ? 'Set on create only; updates ignore it.' : '', field.unique || field.encrypted?.unique ? 'Unique.' : '', field.encrypted ? ENCRYPTED_NOTE : ''].filter(Boolean);
   if (notes.length > 0) schema.description = [schema.description, ...notes].filter(Boolean).join(' ');
   return schema;
 }

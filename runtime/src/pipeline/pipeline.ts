@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { Context } from './context.js';
 import type { RegisteredHook } from './hook-meta.js';
 import { type Hook, type HookScope, type Next, OPS, type Op, POSITIONS, type Position, requiresBeforePosition, STEPS, type Step } from './types.js';
+import { redactBody } from '../security/encryption/redact.js';
 
 export interface TraceConfig {
   /** Master switch; the other flags only apply when it is on. */
@@ -271,7 +272,8 @@ function traceMarker(step: Step, trace: TraceConfig, log: Logger): Hook {
   return (ctx: TracedContext, next) => {
     (ctx[stepReached] ??= []).push({ step, at: performance.now() });
     if (trace.steps) log.debug({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, step }, 'pipeline step');
-    if (trace.bodies && step === 'validate' && ctx.body) log.debug({ requestId: ctx.requestId, body: ctx.body }, 'request body');
+    // Encrypted values never reach the log (security/encryption/redact.ts).
+    if (trace.bodies && step === 'validate' && ctx.body) log.debug({ requestId: ctx.requestId, body: redactBody(ctx.model, ctx.body, 'request') }, 'request body');
     return next();
   };
 }
@@ -281,7 +283,7 @@ function logResponseBody(ctx: Context, log: Logger): void {
   const response = ctx.response!;
   if (response.kind === 'stream') log.debug({ requestId: ctx.requestId, stream: { contentType: response.contentType, length: response.length ?? null } }, 'response body');
   else if (response.kind === 'html') log.debug({ requestId: ctx.requestId, html: response.html.length > 2048 ? `${response.html.slice(0, 2048)}…` : response.html }, 'response body');
-  else if (response.body !== undefined) log.debug({ requestId: ctx.requestId, body: response.body }, 'response body');
+  else if (response.body !== undefined) log.debug({ requestId: ctx.requestId, body: redactBody(ctx.model, response.body, 'response') }, 'response body');
 }
 
 function traced(chain: Chain, trace: TraceConfig, log: Logger): Chain {

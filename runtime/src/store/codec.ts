@@ -3,6 +3,7 @@ import type { Dialect, FieldManifest } from '../manifest/types.js';
 import type { Identity } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RequestLocale } from '../locale/request.js';
+import { encryptionOf } from '../security/encryption/fields.js';
 
 /** A record keyed by JSON field name, every field included (hidden and writeonly too). */
 export type RecordData = Record<string, unknown>;
@@ -110,7 +111,10 @@ function buildVisibleCopy(model: ModelMeta): (record: RecordData) => RecordData 
 }
 
 function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
-  const decode = buildDecoder(model, dialect);
+  const plain = buildDecoder(model, dialect);
+  // Encrypted fields (security/encryption/fields.ts): opened on every decode; models without them keep the plain decoder.
+  const encryption = encryptionOf(model);
+  const decode = encryption ? encryption.decoder(plain) : plain;
   const visible = buildVisibleCopy(model);
   // Related codecs are looked up on first use: relations are linked when the registry seals, and may be cyclic.
   let related: { key: string; codec: ModelCodec }[] | null = null;

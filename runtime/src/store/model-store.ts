@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor, QueryOptions } from '../db/adapter.js';
+import { mapDbError } from '../db/errors.js';
 import { ConfigError } from '../errors/api-error.js';
 import type { FieldManifest, SqlTemplates } from '../manifest/types.js';
 import type { ScopeFilter } from '../pipeline/context.js';
@@ -9,6 +10,7 @@ import { SqlBuilder } from '../sql/builder.js';
 import { absentValue } from '../sql/columns.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
+import { companionKey, encryptionOf, type ModelEncryption } from '../security/encryption/fields.js';
 import { codecOf, type Decoder, encodeValue, type RecordData } from './codec.js';
 import { loadIncludes } from './include.js';
 import { type Keyset, ROOT, writeOrder, writeSortJoins, writeWhere } from './list-sql.js';
@@ -43,8 +45,9 @@ type InsertValue = (values: RecordData, timestamp: string) => unknown;
  * default; the runtime (id, timestamps, the soft-delete marker's default);
  * nothing for blind-index companions, which have no field of their own.
  */
-function insertValue(field: FieldManifest | undefined): InsertValue {
-  if (!field) return () => null;
+function insertValue(field: FieldManifest | undefined, column: string): InsertValue {
+  // A blind index, when the write's values carry one (encrypted,unique: security/encryption/fields.ts).
+  if (!field) return (values) => values[companionKey(column)] ?? null;
   const fallback = encodeValue(field, absentValue(field));
   switch (field.base) {
     case undefined:
@@ -74,6 +77,8 @@ export class ModelStore {
   private readonly referential: ReferentialDelete;
   /** Where each column of the INSERT template takes its value from, in template order. */
   private readonly insertValues: readonly InsertValue[];
+  /** Encrypted fields (security/encryption/fields.ts): sealed on write; undefined for models without them, decided at boot. */
+  private readonly encryption: ModelEncryption | undefined;
 
   constructor(
     readonly model: ModelMeta,
@@ -89,7 +94,8 @@ export class ModelStore {
     if (columns.join('\0') !== this.templates.insertColumns.join('\0')) {
       throw new ConfigError(`the manifest's insert statement of ${model.name} does not list its columns (${columns.join(', ')}); rebuild the manifest with mfx build`);
     }
-    this.insertValues = model.columns.map((c) => insertValue(c.field));
+    this.insertValues = model.columns.map((c) => insertValue(c.field, c.column));
+    this.encryption = encryptionOf(model);
   }
 
   /** Cached SQL text for a statement shape. */
@@ -181,8 +187,9 @@ export class ModelStore {
   async insert(db: Executor, values: RecordData, options: StoreOptions = {}): Promise<RecordData> {
     for (const filter of this.own(options.scope)) values[filter.field] = filter.value;
     const timestamp = now();
-    const params = this.insertValues.map((value) => value(values, timestamp));
-    const row = await db.get(this.templates.insert, params, options);
+    const stored = this.encryption ? this.encryption.sealValues(values, 'create') : values;
+    const params = this.insertValues.map((value) => value(stored, timestamp));
+    const row = this.encryption ? await this.sealedWrite(db, this.templates.insert, params, options) : await db.get(this.templates.insert, params, options);
     return this.decode(row!);
   }
 
@@ -205,7 +212,13 @@ export class ModelStore {
     const own = this.own(options.scope);
     const fields = this.updatedFields(values, own);
     const columns = fields.map((field) => field.column);
-    const params = fields.map((field) => encodeValue(field, values[field.name]));
+    const stored = this.encryption ? this.encryption.sealValues(values, 'update') : values;
+    const params = fields.map((field) => encodeValue(field, stored[field.name]));
+    // The blind index of an encrypted,unique field follows the field.
+    for (const companion of this.encryption?.companionsOf(fields) ?? []) {
+      columns.push(companion.column);
+      params.push(stored[companion.key]);
+    }
     if (columns.length === 0) return this.findById(db, id, options);
     columns.push('updated_at');
     params.push(now());
@@ -220,8 +233,17 @@ export class ModelStore {
       return b.text(` RETURNING ${this.selectList}`).sql;
     });
     params.push(id, ...own.map((s) => s.value));
-    const row = await db.get(sql, params, options);
+    const row = this.encryption ? await this.sealedWrite(db, sql, params, options) : await db.get(sql, params, options);
     return row ? this.decode(row) : null;
+  }
+
+  /** A write of a model with encrypted fields: a blind index's UNIQUE violation answers naming the field, not the index. */
+  private async sealedWrite(db: Executor, sql: string, params: unknown[], options: StoreOptions) {
+    try {
+      return await db.get(sql, params, options);
+    } catch (error) {
+      throw this.encryption!.conflictOf(mapDbError(error, this.dialect)) ?? error;
+    }
   }
 
   /**

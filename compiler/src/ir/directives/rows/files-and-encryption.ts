@@ -93,8 +93,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     name: 'encrypted',
     summary: 'AES-256-GCM at rest; with unique, a <column>_hmac blind index',
     docs: {
-      text: 'Marks a string field to be stored encrypted (AES-256-GCM); with `unique`, a `<column>_hmac` blind-index column (an HMAC of the value) carries the UNIQUE constraint, so exact lookups stay possible.',
-      limits: 'This version does not encrypt yet: there is no key provider, and values are stored and answered as sent. What the directive already does: the field cannot be filterable, sortable, searchable or indexed, it is never written to history or the audit log, and `encrypted,unique` adds the `<column>_hmac` column that carries the UNIQUE constraint.',
+      text: 'Marks a string field to be stored encrypted (AES-256-GCM, a fresh nonce per value, stored as `enc:` + base64); with `unique`, a `<column>_hmac` blind-index column (an HMAC of the value with the index key) carries the UNIQUE constraint, so a duplicate is still a 409 naming the field. The keys come from the server\'s `keyProvider`; the field is never filterable, sortable, searchable or indexed, and never in history, audit diffs or logs. See [Encryption](encryption.md).',
       example: `export interface Patient extends Model {
   name: string;
   /** @mfx encrypted */
@@ -129,8 +128,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     summary: 'key id for the key provider (default: default)',
     docs: {
       syntax: ['key:NAME'],
-      text: 'The id of the key (from the key provider) that encrypts the field; `default` when left out. Needs `encrypted`.',
-      limits: 'This version does not encrypt yet: there is no key provider, and values are stored and answered as sent. What the directive already does: the field cannot be filterable, sortable, searchable or indexed, it is never written to history or the audit log, and `encrypted,unique` adds the `<column>_hmac` column that carries the UNIQUE constraint.',
+      text: 'The id of the key (from the key provider) that encrypts new values of the field; `default` when left out. Needs `encrypted`. Values under other key ids (before or during a rotation) stay readable while the provider holds their keys.',
       example: `export interface PaymentCard extends Model {
   /** @mfx encrypted, key:payments */
   cardNumber: string;

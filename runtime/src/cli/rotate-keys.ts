@@ -1,0 +1,84 @@
+import { createServer } from '../app.js';
+import { openDatabase } from '../db/open.js';
+import { ConfigError } from '../errors/api-error.js';
+import { silentLogger } from '../log/logger.js';
+import { loadManifest } from '../manifest/load.js';
+import { envKeyProvider, hasKeyVariables } from '../security/encryption/keys.js';
+import { type RotateProgress, rotateKeys } from '../security/encryption/rotate.js';
+import { commandLine, UsageError } from './args.js';
+import { endOnClosedPipe } from './process.js';
+
+/** How progress is shown: a bar redrawn in place on a terminal, one line per batch otherwise. */
+function progressWriter(stream: NodeJS.WriteStream): { show(p: RotateProgress): void; end(): void } {
+  let drawn = false;
+  return {
+    show(p) {
+      const text = p.phase === 'preflight' ? `preflight: ${p.done} rows checked (${p.model})` : `rotated ${p.done}/${p.total} rows (${p.model})`;
+      if (!stream.isTTY) return void stream.write(`${text}\n`);
+      const width = 30;
+      const filled = p.phase === 'rotate' && p.total > 0 ? Math.round((p.done / p.total) * width) : 0;
+      stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}\x1b[K`);
+      drawn = true;
+    },
+    end() {
+      if (drawn) stream.write('\n');
+    },
+  };
+}
+
+/**
+ * `mfx rotate-keys --manifest DIR --db URL --to KEYID [--models A,B]
+ * [--after ID] [--dry-run]`: re-encrypts every encrypted field to the key
+ * id `--to` with the keys of the MFX_KEY_* variables. Prints the report as
+ * JSON on stdout, progress and a summary on stderr; exit 0 when every row is
+ * under the new key (or the dry run found nothing wrong), 1 otherwise (a
+ * failed preflight changes nothing; an interrupted run prints the --after
+ * that resumes it). Ctrl-C stops after the current batch.
+ */
+export async function main(argv: string[]): Promise<number> {
+  endOnClosedPipe();
+  const line = commandLine('rotate-keys', argv);
+  if (typeof line === 'number') return line;
+  const { options } = line;
+  if (!options.to) {
+    process.stderr.write(`${new UsageError('rotate-keys', '--to KEYID is required: the key id every encrypted value is re-encrypted to').message}\n`);
+    return 2;
+  }
+  if (!hasKeyVariables(process.env)) throw new ConfigError('rotate-keys needs the keys: set MFX_KEY_<ID> variables (base64 of 32 bytes) for the old keys, the new one and the index key');
+  const app = createServer({ logger: silentLogger, handleSignals: false, keyProvider: envKeyProvider() });
+  const loaded = loadManifest(options.manifest);
+  app.register(loaded);
+  for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  const adapter = openDatabase(options.dbWriteUrl, app.registry);
+  app.setDB(adapter);
+  let interrupted = false;
+  const stop = () => {
+    interrupted = true;
+    process.stderr.write('\nstopping after the current batch...\n');
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const progress = progressWriter(process.stderr);
+  try {
+    await adapter.init(silentLogger);
+    const report = await rotateKeys(app, {
+      to: options.to,
+      models: options.models,
+      after: options.after,
+      dryRun: options.dryRun,
+      onProgress: (p) => (progress.show(p), !interrupted),
+    });
+    progress.end();
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    for (const f of report.failures) process.stderr.write(`failure: ${f.model} ${f.id} ${f.field}: ${f.reason}\n`);
+    if (report.failures.length > 0 && report.lastId === null) process.stderr.write('the preflight failed: nothing was changed\n');
+    else if (options.dryRun) process.stderr.write(`dry run: ${report.rows} rows (${report.fields} values) would be re-encrypted to "${options.to}"; nothing was changed\n`);
+    else process.stderr.write(`re-encrypted ${report.rows} rows (${report.fields} values) to "${options.to}"\n`);
+    if (!report.complete && !options.dryRun && report.lastId) process.stderr.write(`not finished: resume with --after ${report.lastId}\n`);
+    return report.failures.length === 0 && (report.complete || options.dryRun) ? 0 : 1;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await adapter.close();
+  }
+}
