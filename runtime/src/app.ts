@@ -43,6 +43,7 @@ import { describeSecurity, type SecurityDescription, type StandaloneRoute } from
 import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
 import { type Plugin, Plugins } from './plugins/plugins.js';
+import { checkLocaleDefaults } from './locale/plan.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -318,6 +319,7 @@ export class App {
         `model${late.length > 1 ? 's' : ''} ${late.join(', ')} ${late.length > 1 ? 'were' : 'was'} registered after the database adapter was opened and would not reach it; register every model before openSqlite/openPostgres`,
       );
     }
+    checkLocaleDefaults(this.registry.all(), this.registry.locales);
     this.registry.seal('handler built');
     for (const name of this.pipeline.scopedModels()) this.registry.require(name, 'a hook scope');
     for (const name of this.observers.scopedModels()) this.registry.require(name, 'a write observer');

@@ -60,6 +60,21 @@ describe('sealing', () => {
     await assert.rejects(app.ready(), { name: 'ConfigError', message: 'mfx: the plugin (anonymous) failed: late failure' });
   });
 
+  it('refuses a default_locale outside locales.supported, naming the model or field, its source and the directive', async () => {
+    const app = createServer({ handleSignals: false, logger: memoryLogger(), locales: { supported: ['en', 'de'] } });
+    app.register(await loadFixture('i18n'));
+    app.setDB(offlineAdapter(app.registry));
+    assert.throws(
+      () => app.handler(),
+      (error: Error) => error instanceof ConfigError && /^mfx: Article\.motto \(\S*fixtures\/i18n\/models\.ts:16:3\): default_locale:fr is not in locales\.supported \(en, de\); add it there or change the directive$/.test(error.message),
+    );
+    assert.equal(app.sealed, false);
+    const fine = createServer({ handleSignals: false, logger: memoryLogger(), locales: { supported: ['en', 'de', 'fr'] } });
+    fine.register(await loadFixture('i18n'));
+    fine.setDB(offlineAdapter(fine.registry));
+    fine.handler();
+  });
+
   it('refuses to start when a model was registered after the adapter was opened', async () => {
     const app = createServer({ handleSignals: false, logger: memoryLogger() });
     const dir = await fixtureManifestDir('blog');

@@ -7,6 +7,7 @@
  */
 import type { FieldManifest, LocaleMode } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { ConfigError } from '../errors/api-error.js';
 import type { ResolvedLocales } from './options.js';
 import { localeMode } from './resolve.js';
 
@@ -75,4 +76,28 @@ export function reachesLocalized(model: ModelMeta): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Refuses, at boot, a `default_locale` (field or model directive) outside
+ * `locales.supported`: it could never be asked for, so the chain would
+ * silently skip it. Every other code is accepted when `supported` is unset.
+ */
+export function checkLocaleDefaults(models: readonly ModelMeta[], locales: ResolvedLocales): void {
+  const supported = locales.supported;
+  if (!supported) return;
+  const listed = [...supported].join(', ');
+  for (const model of models) {
+    const where = (source: { file: string; line: number; col: number }) => `${source.file}:${source.line}:${source.col}`;
+    const own = model.options.defaultLocale;
+    if (own !== null && !supported.has(own)) {
+      throw new ConfigError(`model ${model.name} (${where(model.manifest.source)}): default_locale:${own} is not in locales.supported (${listed}); add it there or change the directive`);
+    }
+    for (const field of model.fields) {
+      const code = field.locale?.defaultLocale;
+      if (code !== undefined && !supported.has(code)) {
+        throw new ConfigError(`${model.name}.${field.name} (${where(field.source)}): default_locale:${code} is not in locales.supported (${listed}); add it there or change the directive`);
+      }
+    }
+  }
 }
