@@ -3,8 +3,8 @@
 // set, with plugins that start() waits for (DESIGN.md, "Configuration from
 // an `--app` module"); mfx openapi reads the same module.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { type CliDatabase, cliDatabase, runMfx, type Running, servingUrl, startMfx } from '../support/cli.js';
+import { before, it } from 'node:test';
+import { cliSuite, runMfx, servingUrl } from '../support/cli.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { request } from '../support/server.js';
 import { sqliteFileBackend } from '../support/backends.js';
@@ -16,21 +16,14 @@ eachBackend(
   'an --app module with config and plugins',
   (backend) => {
   let manifest: string;
-  const running: Running[] = [];
-  const databases: CliDatabase[] = [];
+  const cli = cliSuite(backend);
   const serve = async (args: string[], env: Record<string, string> = {}) => {
-    const db = await cliDatabase(backend);
-    databases.push(db);
-    const started = startMfx(['serve', '--manifest', manifest, '--db', db.url, '--port', '0', '--app', APP, ...args], { env });
-    running.push(started);
+    const db = await cli.database();
+    const started = cli.start(['serve', '--manifest', manifest, '--db', db.url, '--port', '0', '--app', APP, ...args], { env });
     return { started, db };
   };
   before(async () => {
     manifest = await fixtureManifestDir('blog');
-  });
-  after(async () => {
-    await Promise.all(running.map((r) => r.stop()));
-    await Promise.all(databases.map((db) => db.drop()));
   });
 
   it("serves with the module's config, runs its setup with the database set and waits for its plugin", async () => {
@@ -57,8 +50,7 @@ eachBackend(
   });
 
   it('a plugin that fails stops the start with exit 1, naming the plugin and the cause; nothing listens', async () => {
-    const db = await cliDatabase(backend);
-    databases.push(db);
+    const db = await cli.database();
     const run = await runMfx(['serve', '--manifest', manifest, '--db', db.url, '--port', '0', '--app', APP], { env: { APP_MODULE_CASE: 'plugin-fails' } });
     assert.equal(run.code, 1);
     assert.doesNotMatch(run.stdout, /mfx serving/);

@@ -3,8 +3,8 @@
 // and from its variable (the flag winning), and each refused when unreadable.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { after, before, it } from 'node:test';
-import { type CliDatabase, cliDatabase, runMfx, type Running, servingUrl, startMfx } from '../support/cli.js';
+import { before, it } from 'node:test';
+import { cliSuite, runMfx, type Running, servingUrl } from '../support/cli.js';
 import { sqliteFileBackend } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { request } from '../support/server.js';
@@ -16,24 +16,11 @@ eachBackend(
   'mfx serve settings',
   (backend) => {
     let manifest: string;
-    const running: Running[] = [];
-    const serve = (args: string[], env: Record<string, string> = {}) => {
-      const started = startMfx(['serve', '--manifest', manifest, '--port', '0', ...args], { env });
-      running.push(started);
-      return started;
-    };
-    const databases: CliDatabase[] = [];
-    const database = async () => {
-      const db = await cliDatabase(backend);
-      databases.push(db);
-      return db;
-    };
+    const cli = cliSuite(backend);
+    const serve = (args: string[], env: Record<string, string> = {}) => cli.start(['serve', '--manifest', manifest, '--port', '0', ...args], { env });
+    const database = () => cli.database();
     before(async () => {
       manifest = await fixtureManifestDir('query');
-    });
-    after(async () => {
-      await Promise.all(running.map((r) => r.stop()));
-      await Promise.all(databases.map((db) => db.drop()));
     });
 
     it('prints the database beside the listening URL, a password redacted', async () => {

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { build } from '@mfx/compiler';
 import { tempProject } from '../compiler/support.js';
-import { type CliDatabase, cliDatabase, type Running, servingUrl, startMfx } from '../support/cli.js';
+import { cliSuite, type Running, servingUrl, startMfx } from '../support/cli.js';
 import { sqliteFileBackend } from '../support/backends.js';
 import { request } from '../support/server.js';
 import { eachBackend, postgres, sqlite } from '../support/suite.js';
@@ -125,11 +125,9 @@ eachBackend(
   'mfx serve --watch',
   (backend) => {
     const projects: { remove(): void }[] = [];
-    const running: Running[] = [];
-    const databases: CliDatabase[] = [];
-    after(async () => {
-      await Promise.all(running.map((r) => r.stop()));
-      await Promise.all(databases.map((db) => db.drop()));
+    const cli = cliSuite(backend);
+    // Registered after cliSuite's hook, so the projects go once the commands using them have stopped.
+    after(() => {
       for (const project of projects) project.remove();
     });
 
@@ -143,12 +141,9 @@ eachBackend(
       compile();
       let url = 'sqlite::memory:';
       if (backend.name !== 'sqlite') {
-        const db = await cliDatabase(backend);
-        databases.push(db);
-        url = db.url;
+        url = (await cli.database()).url;
       }
-      const serve = startMfx(['serve', '--watch', '--manifest', 'out', '--db', url, '--port', '0', '--app', 'src/app.ts'], { cwd: made.dir });
-      running.push(serve);
+      const serve = cli.start(['serve', '--watch', '--manifest', 'out', '--db', url, '--port', '0', '--app', 'src/app.ts'], { cwd: made.dir });
       const base = await servingUrl(serve);
       await serve.logLine({ msg: 'watching the manifest for changes' });
 

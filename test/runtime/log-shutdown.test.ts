@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, it } from 'node:test';
-import { type CliDatabase, cliDatabase, type Running, servingUrl, startMfx } from '../support/cli.js';
+import { cliSuite, type Running, servingUrl } from '../support/cli.js';
 import { sqliteFileBackend } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { eachBackend, postgres } from '../support/suite.js';
@@ -54,23 +54,19 @@ eachBackend(
   'mfx serve stopped: the access log',
   (backend) => {
     let manifest: string;
-    const running: Running[] = [];
-    const databases: CliDatabase[] = [];
     const sockets: Socket[] = [];
+    // Registered before cliSuite's hook: after hooks run in order, so the sockets go before the servers stop.
+    after(() => {
+      for (const socket of sockets) socket.destroy();
+    });
+    const cli = cliSuite(backend);
     const serve = async () => {
-      const db = await cliDatabase(backend);
-      databases.push(db);
-      const server = startMfx(['serve', '--manifest', manifest, '--db', db.url, '--port', '0']);
-      running.push(server);
+      const db = await cli.database();
+      const server = cli.start(['serve', '--manifest', manifest, '--db', db.url, '--port', '0']);
       return { server, url: await servingUrl(server) };
     };
     before(async () => {
       manifest = await fixtureManifestDir('query');
-    });
-    after(async () => {
-      for (const socket of sockets) socket.destroy();
-      await Promise.all(running.map((r) => r.stop()));
-      await Promise.all(databases.map((db) => db.drop()));
     });
 
     it('SIGTERM just after a few requests: every one of them has its line, then the process exits 0', async () => {

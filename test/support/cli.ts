@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { type Backend, freshSchema } from './backends.js';
@@ -203,5 +204,48 @@ export async function cliDatabase(backend: Backend): Promise<CliDatabase> {
       existsSync(path) ? (await query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((r) => String(r.name)) : [],
     exists: () => existsSync(path),
     drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** What a suite's commands and databases are started through, so its `after` hook ends them all. */
+export interface CliSuite {
+  /** Starts `mfx ...args` (see startMfx), stopped after the suite. */
+  start(args: readonly string[], options?: RunOptions): Running;
+  /** An empty database of the suite's backend (see cliDatabase), dropped after the suite. */
+  database(): Promise<CliDatabase>;
+}
+
+/**
+ * Registers an `after` hook on the calling suite that stops every command
+ * started through the returned object and then drops every database, also
+ * when a test failed half way.
+ *
+ * @example
+ * eachBackend('mfx serve', (backend) => {
+ *   const cli = cliSuite(backend);
+ *   it('serves', async () => {
+ *     const db = await cli.database();
+ *     const url = await servingUrl(cli.start(['serve', '--db', db.url, '--port', '0']));
+ *   });
+ * });
+ */
+export function cliSuite(backend: Backend): CliSuite {
+  const running: Running[] = [];
+  const databases: CliDatabase[] = [];
+  after(async () => {
+    await Promise.all(running.map((r) => r.stop()));
+    await Promise.all(databases.map((db) => db.drop()));
+  });
+  return {
+    start(args, options) {
+      const started = startMfx(args, options);
+      running.push(started);
+      return started;
+    },
+    async database() {
+      const db = await cliDatabase(backend);
+      databases.push(db);
+      return db;
+    },
   };
 }
