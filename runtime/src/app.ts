@@ -42,7 +42,7 @@ import { historyObserver } from './store/history.js';
 import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
 import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
-import { type Plugin, Plugins } from './plugins/plugins.js';
+import { type Plugin, pluginName, Plugins } from './plugins/plugins.js';
 import { checkLocaleDefaults } from './locale/plan.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -145,7 +145,7 @@ export class App {
    * await app.plugin(adminPanel({ path: '/admin' }));
    */
   plugin(fn: Plugin<App>): Promise<void> {
-    if (this.sealed) throw new RegistrationClosedError(`the plugin ${fn?.name || '(anonymous)'}`);
+    if (this.sealed) throw new RegistrationClosedError(`the plugin ${pluginName(fn)}`);
     return this.plugins.add(this, fn);
   }
 

@@ -9,7 +9,7 @@ import type { FieldManifest, LocaleMode } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { ConfigError } from '../errors/api-error.js';
 import type { ResolvedLocales } from './options.js';
-import { localeMode } from './resolve.js';
+import { localeChain, localeMode, NOTHING_REQUESTED } from './resolve.js';
 
 /** One localized field of a model, as every request of the app treats it. */
 export interface LocalizedRule {
@@ -45,13 +45,16 @@ export function localePlanOf(model: ModelMeta, locales: ResolvedLocales): ModelL
   const fields = model.fields.filter((f) => f.type === 'localized');
   let plan: ModelLocale | null = null;
   if (fields.length > 0) {
-    const rules = fields.map((field): LocalizedRule => {
-      const base: string[] = [];
-      for (const code of [field.locale?.defaultLocale ?? null, model.options.defaultLocale, locales.default]) {
-        if (code !== null && !base.includes(code)) base.push(code);
-      }
-      return { field, name: field.name, mode: localeMode(field, model.options.localeMode, locales), companion: `${field.name}${locales.splitSuffix}`, base };
-    });
+    const rules = fields.map(
+      (field): LocalizedRule => ({
+        field,
+        name: field.name,
+        mode: localeMode(field, model.options.localeMode, locales),
+        companion: `${field.name}${locales.splitSuffix}`,
+        // The chain without a requested locale; a request puts its own in front (LocaleRequest.chain).
+        base: localeChain(NOTHING_REQUESTED, field, model.options.defaultLocale, locales),
+      }),
+    );
     plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default };
   }
   plans.set(model, plan);

@@ -17,7 +17,8 @@ export interface RequestedLocale {
   explicit: boolean;
 }
 
-const NONE: RequestedLocale = { code: null, explicit: false };
+/** A request that names no locale. */
+export const NOTHING_REQUESTED: RequestedLocale = Object.freeze({ code: null, explicit: false });
 
 /** The supported form of a code (case-insensitive match), or null. */
 function supportedCode(code: string, locales: ResolvedLocales): string | null {
@@ -40,7 +41,7 @@ function supportedCode(code: string, locales: ResolvedLocales): string | null {
  */
 export function requestedLocale(query: string | undefined, acceptLanguage: string | undefined, locales: ResolvedLocales): RequestedLocale {
   if (query !== undefined && query !== '') return { code: supportedCode(query, locales) ?? locales.default, explicit: true };
-  if (!locales.fromHeader || !acceptLanguage) return NONE;
+  if (!locales.fromHeader || !acceptLanguage) return NOTHING_REQUESTED;
   for (const part of acceptLanguage.split(',')) {
     const tag = part.split(';')[0].trim();
     if (tag === '' || tag === '*') continue;
@@ -50,7 +51,7 @@ export function requestedLocale(query: string | undefined, acceptLanguage: strin
     const base = supportedCode(language, locales);
     if (base) return { code: base, explicit: false };
   }
-  return NONE;
+  return NOTHING_REQUESTED;
 }
 
 /** The response mode of a localized field: its directive, its model's, the app's, then split. */

@@ -18,7 +18,8 @@ interface Running {
   done: Promise<void>;
 }
 
-const nameOf = (fn: Function) => (fn.name ? `"${fn.name}"` : '(anonymous)');
+/** A plugin as messages name it: `"name"`, or (anonymous). */
+export const pluginName = (fn: unknown): string => (typeof fn === 'function' && fn.name ? `"${fn.name}"` : '(anonymous)');
 
 /**
  * The plugins of one app: each runs at once when added; an asynchronous one
@@ -32,7 +33,7 @@ export class Plugins<A> {
   /** Runs `fn(app)`; the promise settles when it has finished, rejecting with a ConfigError naming it when it failed. */
   add(app: A, fn: Plugin<A>): Promise<void> {
     if (typeof fn !== 'function') throw new ConfigError(`a plugin is a function (app) => void | Promise<void>, got ${fn === null ? 'null' : typeof fn}`);
-    const name = nameOf(fn);
+    const name = pluginName(fn);
     const failed = (error: unknown) => new ConfigError(`the plugin ${name} failed: ${(error as Error)?.message ?? String(error)}`);
     let result: void | Promise<void>;
     try {

@@ -45,10 +45,12 @@ export function decodeKey(base64: string, source: string): Buffer {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
     throw new ConfigError(`${source} is not base64: give a 32-byte key encoded in base64 (openssl rand -base64 32)`);
   }
-  const key = Buffer.from(text, 'base64');
-  if (key.length !== KEY_BYTES) {
-    throw new ConfigError(`${source} holds ${key.length} bytes; an encryption key is exactly ${KEY_BYTES} bytes (openssl rand -base64 32)`);
-  }
+  return exactKey(Buffer.from(text, 'base64'), source);
+}
+
+/** The key when it is exactly 32 bytes, else a ConfigError naming where it came from (never the value). */
+export function exactKey<K extends Uint8Array>(key: K, source: string): K {
+  if (key.length !== KEY_BYTES) throw new ConfigError(`${source} holds ${key.length} bytes; an encryption key is exactly ${KEY_BYTES} bytes (openssl rand -base64 32)`);
   return key;
 }
 
@@ -90,9 +92,8 @@ export const hasKeyVariables = (env: NodeJS.ProcessEnv, prefix = 'MFX_KEY'): boo
 export function staticKeyProvider(options: { keys: Record<string, string | Uint8Array>; indexKeyId?: string }): KeyProvider {
   const keys = new Map<string, Buffer>();
   for (const [id, value] of Object.entries(options.keys)) {
-    const key = typeof value === 'string' ? decodeKey(value, `staticKeyProvider key "${id}"`) : Buffer.from(value);
-    if (key.length !== KEY_BYTES) throw new ConfigError(`staticKeyProvider key "${id}" holds ${key.length} bytes; an encryption key is exactly ${KEY_BYTES} bytes`);
-    keys.set(id, key);
+    const source = `staticKeyProvider key "${id}"`;
+    keys.set(id, typeof value === 'string' ? decodeKey(value, source) : exactKey(Buffer.from(value), source));
   }
   return { indexKeyId: options.indexKeyId ?? DEFAULT_INDEX_KEY_ID, key: (id) => keys.get(id), keyIds: () => [...keys.keys()] };
 }
