@@ -339,6 +339,7 @@ export class App {
     if (versioned.length > 0) this.observers.add(historyObserver, versioned.map((m) => m.name), { first: true });
     setupHooks(entries, actionGroups, {
       registry: this.registry,
+      pathPrefix: this.config.pathPrefix,
       store: (name) => this.store(name),
       onStop: (fn) => this.closers.push(fn),
       observeWrites: (observer, models) => this.observers.add(observer, models),

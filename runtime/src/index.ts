@@ -46,6 +46,8 @@ export { type CorsOptions, cors } from './hooks/cors.js';
 export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit } from './hooks/rate-limit.js';
 export { type AuditRecord, type AuditOptions, audit } from './hooks/audit.js';
 export { validate } from './hooks/validate.js';
+export type { AtLeastOneOptions, CrossFieldOptions, DateRangeOptions, ForbiddenOptions, RegexOptions, RequiredWhenOptions } from './hooks/validate-rules.js';
+export type { UniqueOptions } from './hooks/validate-unique.js';
 export type { RequiredLocalesOptions } from './locale/required.js';
 export { type HookMeta, type SecurityScheme, describeHook, hookMeta } from './pipeline/hook-meta.js';
 
