@@ -33,7 +33,7 @@ export type { CascadeCause, WriteCaller, WriteChange, WriteObserver, WriteOp } f
 export { type Diff, diffOf, snapshotOf } from './store/diff.js';
 export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView } from './store/codec.js';
 export type { TraceConfig } from './pipeline/pipeline.js';
-export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
+export { type Hook, type HookScope, type Identity, type ModelHook, type ModelMiddleware, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
 export { transaction } from './hooks/transaction.js';
 export { type BearerOptions, bearer, type JwtAlgorithm } from './hooks/bearer.js';
 export { type ApiKeyOptions, apiKey } from './hooks/api-key.js';
