@@ -24,6 +24,10 @@ function hooks(app: App): void {
   app.use('validate', validate.unique({ field: 'email' }), { models: ['Member'] });
   app.use('validate', validate.unique({ field: 'handle', caseInsensitive: true }), { models: ['Member'] });
   app.use('validate', validate.unique({ field: 'code' }), { models: ['Secret'] });
+  app.use('validate', validate.crossField({ fields: ['name'], check: (v) => {
+    if (v.name === 'boom') throw new Error('the check failed');
+    return true;
+  }, message: 'never' }), { models: ['Member'] });
 }
 
 const invalid = (model: string, details: { field: string; message: string }[]) => ({ error: { code: 'VALIDATION_ERROR', message: `the ${model} is not valid; see details`, details } });
@@ -125,6 +129,11 @@ eachBackend('validation hooks', (backend) => {
     assert.equal(moved.status, 200, moved.text);
     assert.equal(moved.body.data.minSeats, 10);
     assert.equal((await patch('/events/00000000-0000-4000-8000-000000000000', { minSeats: 1 })).status, 404, 'no stored record: the DB step answers');
+  });
+
+  it('a crossField check that throws is a hook error: 500 INTERNAL, logged, nothing written', async () => {
+    await refused('members', () => post('/members', { email: 'boom@example.com', name: 'boom' }), 500, { error: { code: 'INTERNAL', message: 'internal server error' } });
+    assert.ok(server.logs.some((l) => l.message === 'hook returned an error' && String(l.fields.err).includes('the check failed')));
   });
 
   describe('validate.unique', () => {
