@@ -4,10 +4,9 @@
 // bearer callers are exempt; every refusal is a 403 with nothing written.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type App, bearer, createServer, csrf, identity } from '@mfx/runtime';
+import { type App, bearer, csrf, identity } from '@mfx/runtime';
 import { bearerHeader, SECRET, token } from '../support/auth.js';
-import { loadFixture } from '../support/fixtures.js';
-import { memoryLogger, startServer } from '../support/server.js';
+import { startServer } from '../support/server.js';
 import { eachBackend, sqlite, useServer } from '../support/suite.js';
 
 const APP = 'https://app.example.com';
@@ -132,18 +131,8 @@ describe('csrf() options', () => {
     }
   });
 
-  const boot = async (register: (app: App) => void) => {
-    const app = createServer({ port: 0, host: '127.0.0.1', logger: memoryLogger(), handleSignals: false });
-    app.register(await loadFixture('blog'));
-    register(app);
-    const { adapter } = await sqlite.open(app.registry);
-    app.setDB(adapter);
-    try {
-      await app.start();
-    } finally {
-      await app.stop();
-    }
-  };
+  /** Starting fails (startServer's start throws; the in-memory database goes with the process). */
+  const boot = (register: (app: App) => void) => startServer(sqlite, { setup: register });
 
   it('registered before the authenticator, at another step, or with a bad origin: refused at startup', async () => {
     await assert.rejects(boot((app) => (app.use('auth', csrf()), app.use('auth', bearer({ secret: SECRET })))), {

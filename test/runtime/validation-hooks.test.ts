@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { type App, createServer, staticKeyProvider, validate } from '@mfx/runtime';
+import { type App, staticKeyProvider, validate } from '@mfx/runtime';
 import { backtrackingRisk } from '../../runtime/src/hooks/validate-rules.js';
-import { loadFixture } from '../support/fixtures.js';
-import { memoryLogger } from '../support/server.js';
+import { startServer } from '../support/server.js';
 import { eachBackend, sqlite, useServer } from '../support/suite.js';
 
 const keys = () => ({ default: randomBytes(32), index: randomBytes(32) });
@@ -196,18 +195,8 @@ eachBackend('validation hooks', (backend) => {
 });
 
 describe('validation hooks at registration', () => {
-  const boot = async (register: (app: App) => void) => {
-    const app = createServer({ port: 0, host: '127.0.0.1', logger: memoryLogger(), handleSignals: false, keyProvider: staticKeyProvider({ keys: keys() }) });
-    app.register(await loadFixture('validation'));
-    register(app);
-    const { adapter } = await sqlite.open(app.registry);
-    app.setDB(adapter);
-    try {
-      await app.start();
-    } finally {
-      await app.stop();
-    }
-  };
+  /** Starting fails (startServer's start throws; the in-memory database goes with the process). */
+  const boot = (register: (app: App) => void) => startServer(sqlite, { fixture: 'validation', setup: register, config: { keyProvider: staticKeyProvider({ keys: keys() }) } });
 
   it('a field the scoped model lacks is refused, naming the hook and the field', async () => {
     await assert.rejects(boot((app) => app.use('validate', validate.regex({ field: 'nope', pattern: /x/ }), { models: ['Event'] })), {
