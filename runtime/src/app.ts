@@ -21,7 +21,7 @@ import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
 import { resolveLocales } from './locale/options.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
-import type { Hook, HookScope, Step } from './pipeline/types.js';
+import { type Hook, type HookScope, type ModelHook, type ModelMiddleware, STEPS, type Step } from './pipeline/types.js';
 import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
 import type { ModelMeta } from './registry/model-meta.js';
 import type { RouteRow } from './registry/model-routes.js';
@@ -117,9 +117,30 @@ export class App {
    */
   register(loaded: LoadedManifest, overrides?: Record<string, ModelOverrides>): this {
     if (this.sealed) throw new RegistrationClosedError(`models from ${loaded.dir}`);
+    // Every model's middleware is checked before anything is registered, so a mistake changes nothing.
+    const middleware = Object.entries(overrides ?? {}).flatMap(([model, override]) => (override?.middleware ? this.modelMiddleware(model, override.middleware) : []));
     this.registry.register(loaded, overrides);
+    for (const { step, hook, scope } of middleware) this.pipeline.use(step, hook, scope, 'model');
     for (const warning of loaded.warnings) this.log.warn({ manifest: loaded.dir }, warning);
     return this;
+  }
+
+  /** A model's own hooks (the `Middleware` model option) as pipeline entries scoped to it, checked; they run after the app's hooks on each step and position. */
+  private modelMiddleware(model: string, middleware: ModelMiddleware): { step: Step; hook: Hook; scope: HookScope }[] {
+    if (middleware === null || typeof middleware !== 'object' || Array.isArray(middleware)) {
+      throw new ConfigError(`the middleware of model ${model} must map steps to hook lists, such as { validate: [hook] }`);
+    }
+    return Object.entries(middleware).flatMap(([step, hooks]) => {
+      if (!STEPS.includes(step as Step)) throw new ConfigError(`the middleware of model ${model} names step "${step}"; steps are ${STEPS.join(', ')}`);
+      if (!Array.isArray(hooks)) throw new ConfigError(`the middleware of model ${model} at step ${step} must be a list of hooks`);
+      return hooks.map((entry: ModelHook, i: number) => {
+        const { hook, position, ops } = typeof entry === 'function' ? { hook: entry, position: undefined, ops: undefined } : (entry ?? ({} as never));
+        if (typeof hook !== 'function') throw new ConfigError(`the middleware of model ${model} at ${step}[${i}] must be a hook (ctx, next) => Promise<void> or { hook, position?, ops? }`);
+        const scope: HookScope = { models: [model], position, ops };
+        this.pipeline.check(step as Step, hook, scope);
+        return { step: step as Step, hook, scope };
+      });
+    });
   }
 
   /** Injects the database adapter (built from the filled registry). */
@@ -339,6 +360,7 @@ export class App {
     if (versioned.length > 0) this.observers.add(historyObserver, versioned.map((m) => m.name), { first: true });
     setupHooks(entries, actionGroups, {
       registry: this.registry,
+      pathPrefix: this.config.pathPrefix,
       store: (name) => this.store(name),
       onStop: (fn) => this.closers.push(fn),
       observeWrites: (observer, models) => this.observers.add(observer, models),

@@ -33,7 +33,7 @@ export type { CascadeCause, WriteCaller, WriteChange, WriteObserver, WriteOp } f
 export { type Diff, diffOf, snapshotOf } from './store/diff.js';
 export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView } from './store/codec.js';
 export type { TraceConfig } from './pipeline/pipeline.js';
-export { type Hook, type HookScope, type Identity, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
+export { type Hook, type HookScope, type Identity, type ModelHook, type ModelMiddleware, type Next, type Op, OPS, type Position, STEPS, type Step } from './pipeline/types.js';
 export { transaction } from './hooks/transaction.js';
 export { type BearerOptions, bearer, type JwtAlgorithm } from './hooks/bearer.js';
 export { type ApiKeyOptions, apiKey } from './hooks/api-key.js';
@@ -43,9 +43,12 @@ export { allowAnonymous, publicRead } from './hooks/anonymous.js';
 export { forceFilter, type TenancyOptions, tenancy } from './hooks/tenancy.js';
 export { type HashPasswordOptions, hashPassword, hashPasswordValue, verifyPassword } from './hooks/hash-password.js';
 export { type CorsOptions, cors } from './hooks/cors.js';
+export { type CsrfOptions, csrf } from './hooks/csrf.js';
 export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit } from './hooks/rate-limit.js';
 export { type AuditRecord, type AuditOptions, audit } from './hooks/audit.js';
 export { validate } from './hooks/validate.js';
+export type { AtLeastOneOptions, CrossFieldOptions, DateRangeOptions, ForbiddenOptions, RegexOptions, RequiredWhenOptions } from './hooks/validate-rules.js';
+export type { UniqueOptions } from './hooks/validate-unique.js';
 export type { RequiredLocalesOptions } from './locale/required.js';
 export { type HookMeta, type SecurityScheme, describeHook, hookMeta } from './pipeline/hook-meta.js';
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { usage } from '../../runtime/src/cli/args.js';
 import { root, runMfx, servingUrl, startMfx } from '../support/cli.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { request } from '../support/server.js';
@@ -45,7 +46,7 @@ describe('mfx and the OpenAPI document', () => {
 
     const unknown = await runMfx(['openapi', '--db', 'sqlite::memory:']);
     assert.equal(unknown.code, 2);
-    assert.equal(unknown.stderr.trim(), 'mfx openapi: unknown flag --db (known: --manifest, --prefix, --app)');
+    assert.equal(unknown.stderr, `mfx openapi: unknown flag --db (known: --manifest, --prefix, --app)\n\n${usage('openapi')}`);
 
     const missing = await runMfx(['openapi', '--manifest', 'nowhere']);
     assert.equal(missing.code, 1);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { before, it } from 'node:test';
+import { usage } from '../../runtime/src/cli/args.js';
 import { cliSuite, runMfx, type Running, servingUrl } from '../support/cli.js';
 import { sqliteFileBackend } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
@@ -117,7 +118,7 @@ eachBackend(
       assert.doesNotMatch(first.output() + replica.output(), new RegExp(SECRET));
     });
 
-    it('unreadable values are refused naming the flag (exit 2) or the variable (exit 1); nothing is opened', async () => {
+    it('unreadable values are refused naming the flag (exit 2, then the usage) or the variable (exit 1); nothing is opened', async () => {
       const db = await database();
       const refusals: [string[], Record<string, string>, number, string][] = [
         [['--log-level', 'loud'], {}, 2, 'mfx serve: flag --log-level="loud" must be one of debug, info, warn, error, silent'],
@@ -130,7 +131,8 @@ eachBackend(
       ];
       for (const [args, env, code, message] of refusals) {
         const run = await runMfx(['serve', '--manifest', manifest, '--db', db.url, '--port', '0', ...args], { env });
-        assert.deepEqual(run, { code, signal: null, stdout: '', stderr: `${message}\n` });
+        // A usage error (exit 2) is followed by the usage; a bad variable is not one.
+        assert.deepEqual(run, { code, signal: null, stdout: '', stderr: code === 2 ? `${message}\n\n${usage('serve')}` : `${message}\n` });
       }
       if (backend.name === 'sqlite-file') assert.equal(db.exists(), false);
       assert.deepEqual(await db.tables(), []);

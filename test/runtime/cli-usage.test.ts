@@ -8,7 +8,7 @@ import { createServer as createNetServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { synopsis, usage } from '../../runtime/src/cli/args.js';
+import { usage } from '../../runtime/src/cli/args.js';
 import { cliDatabase, root, runMfx } from '../support/cli.js';
 import { sqliteFileBackend } from '../support/backends.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
@@ -40,7 +40,7 @@ describe('mfx <command> --help and -h', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  for (const command of ['serve', 'migrate', 'openapi'] as const) {
+  for (const command of ['serve', 'migrate', 'openapi', 'diff', 'rotate-keys'] as const) {
     for (const flag of ['--help', '-h']) {
       it(`mfx ${command} ${flag} prints the usage on stdout and exits 0 without doing anything`, async () => {
         const args = command === 'serve' ? ['--port', String(held.port)] : [];
@@ -52,6 +52,35 @@ describe('mfx <command> --help and -h', () => {
       });
     }
   }
+
+  // Issue 20, item 5: every command answers a flag it does not know, or one missing its value, alike.
+  const commands = ['serve', 'migrate', 'openapi', 'diff', 'rotate-keys'] as const;
+  for (const command of commands) {
+    it(`mfx ${command} with an unknown flag: exit 2, one line naming it, then the usage, nothing done`, async () => {
+      const run = await runMfx([command, '--bogus'], { cwd });
+      assert.equal(run.code, 2);
+      assert.equal(run.stdout, '');
+      const [line, ...rest] = run.stderr.split('\n');
+      assert.match(line, new RegExp(`^mfx ${command}: unknown flag --bogus \\(known: --`));
+      assert.equal(rest.join('\n'), `\n${usage(command)}`);
+      assert.deepEqual(readdirSync(cwd), ['node_modules']);
+    });
+  }
+
+  for (const [command, flag, placeholder] of [['serve', '--port', 'N'], ['migrate', '--db', 'URL'], ['openapi', '--prefix', '/api'], ['rotate-keys', '--to', 'KEYID']] as const) {
+    it(`mfx ${command} ${flag} without its value: exit 2, one line naming the flag, then the usage`, async () => {
+      for (const args of [[command, flag], [command, flag, '--manifest', 'x']]) {
+        const run = await runMfx(args, { cwd });
+        assert.deepEqual(run, { code: 2, signal: null, stdout: '', stderr: `mfx ${command}: ${flag} needs a value (${placeholder})\n\n${usage(command)}` }, args.join(' '));
+      }
+      assert.deepEqual(readdirSync(cwd), ['node_modules']);
+    });
+  }
+
+  it('mfx rotate-keys without --to: exit 2, the line saying so, then the usage', async () => {
+    const run = await runMfx(['rotate-keys'], { cwd });
+    assert.deepEqual(run, { code: 2, signal: null, stdout: '', stderr: `mfx rotate-keys: --to KEYID is required: the key id every encrypted value is re-encrypted to\n\n${usage('rotate-keys')}` });
+  });
 
   it('the port held for these tests does fail a server that tries to listen on it', async () => {
     const manifest = await fixtureManifestDir('blog');
@@ -119,7 +148,7 @@ eachBackend(
           openapi: await runMfx(['openapi', '--manifest', manifest, 'posts']),
         };
         for (const [command, run] of Object.entries(runs) as ['migrate' | 'serve' | 'openapi', (typeof runs)['migrate']][]) {
-          assert.deepEqual(run, { code: 2, signal: null, stdout: '', stderr: `mfx ${command}: unexpected argument "posts"; usage: mfx ${command} ${synopsis(command)}\n` });
+          assert.deepEqual(run, { code: 2, signal: null, stdout: '', stderr: `mfx ${command}: unexpected argument "posts"\n\n${usage(command)}` });
         }
         if (backend.name === 'sqlite-file') assert.equal(db.exists(), false);
         assert.deepEqual(await db.tables(), []);

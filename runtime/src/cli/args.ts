@@ -70,7 +70,7 @@ export function readCommandLine(command: Command, argv: readonly string[], env: 
   const given = new Map<string, unknown>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('-') || arg === '-') throw fail(`unexpected argument "${arg}"; usage: mfx ${command} ${synopsis(command)}`);
+    if (!arg.startsWith('-') || arg === '-') throw fail(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.replace(/^--?/, '') : arg.slice(2, eq);
     const row = arg.startsWith('--') ? known.find((r) => r.flag.name === name) : undefined;
@@ -110,9 +110,24 @@ export function readCommandLine(command: Command, argv: readonly string[], env: 
 }
 
 /**
+ * Reports a mistake in how a command was called, as every mfx command does:
+ * the one line naming it, a blank line and the command's usage, on stderr.
+ * Returns the exit code, 2.
+ *
+ * @example
+ * if (!options.to) return usageFailure('rotate-keys', '--to KEYID is required');
+ */
+export function usageFailure(command: Command, error: UsageError | string): number {
+  const message = typeof error === 'string' ? new UsageError(command, error).message : error.message;
+  process.stderr.write(`${message}\n\n${usage(command)}`);
+  return 2;
+}
+
+/**
  * The command line of a command, or its exit code when there is nothing to
  * run: 0 once `--help` printed the usage on stdout, 2 once a UsageError was
- * printed on stderr (one line). A bad environment variable still throws.
+ * printed on stderr (its line and the usage). A bad environment variable
+ * still throws.
  *
  * @example
  * const line = commandLine('migrate', argv);
@@ -124,8 +139,7 @@ export function commandLine(command: Command, argv: readonly string[], env: Node
     line = readCommandLine(command, argv, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return 2;
+    return usageFailure(command, error);
   }
   if (!line.help) return line;
   process.stdout.write(usage(command));

@@ -2,11 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_FORMAT, type Manifest } from '../manifest/types.js';
 import { diffManifests, type ManifestChange } from '../migrate/manifest-diff.js';
-import { readCommandLine, usage } from './args.js';
+import { readCommandLine, usage, UsageError, usageFailure } from './args.js';
 import { endOnClosedPipe } from './process.js';
-
-/** A mistake in how the command was called: exit 2 with usage. */
-class UsageError extends Error {}
 
 /**
  * `mfx diff OLD_MANIFEST NEW_MANIFEST [--json]`
@@ -31,13 +28,12 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const paths = argv.filter((a) => !a.startsWith('-'));
-    if (paths.length !== 2) throw new UsageError(`name two manifests, the old one and the new one (got ${paths.length})`);
+    if (paths.length !== 2) throw new UsageError('diff', `name two manifests, the old one and the new one (got ${paths.length})`);
     manifests = [readManifest(paths[0]), readManifest(paths[1])];
     json = options.json;
   } catch (error) {
-    const message = (error as Error).message.replace(/^mfx diff: /, '');
-    process.stderr.write(`mfx diff: ${message}\n\n${usage('diff')}`);
-    return 2;
+    // Flags, operands and unreadable manifests alike are mistakes in how diff was called.
+    return usageFailure('diff', error instanceof UsageError ? error : (error as Error).message);
   }
   const changes = diffManifests(...manifests);
   const breaking = changes.some((c) => c.breaking);
@@ -48,15 +44,15 @@ export async function main(argv: string[]): Promise<number> {
 /** A manifest directory (its manifest.json) or a manifest.json file; only the manifest is read, never validators.js. */
 function readManifest(path: string): Manifest {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, 'manifest.json') : path;
-  if (!existsSync(file)) throw new UsageError(`no manifest at ${file}; name a directory mfx build wrote, or its manifest.json`);
+  if (!existsSync(file)) throw new UsageError('diff', `no manifest at ${file}; name a directory mfx build wrote, or its manifest.json`);
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
   } catch (error) {
-    throw new UsageError(`${file} is not valid JSON (${(error as Error).message})`);
+    throw new UsageError('diff', `${file} is not valid JSON (${(error as Error).message})`);
   }
   if (manifest?.format !== MANIFEST_FORMAT || !Array.isArray(manifest.models)) {
-    throw new UsageError(`${file} is not an mfx manifest of format ${MANIFEST_FORMAT}; rebuild it with the matching mfx build`);
+    throw new UsageError('diff', `${file} is not an mfx manifest of format ${MANIFEST_FORMAT}; rebuild it with the matching mfx build`);
   }
   return manifest;
 }

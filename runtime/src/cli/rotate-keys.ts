@@ -5,7 +5,7 @@ import { silentLogger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load.js';
 import { envKeyProvider, hasKeyVariables } from '../security/encryption/keys.js';
 import { type RotateProgress, rotateKeys } from '../security/encryption/rotate.js';
-import { commandLine, UsageError } from './args.js';
+import { commandLine, usageFailure } from './args.js';
 import { endOnClosedPipe } from './process.js';
 
 /** How progress is shown: a bar redrawn in place on a terminal, one line per batch otherwise. */
@@ -40,10 +40,7 @@ export async function main(argv: string[]): Promise<number> {
   const line = commandLine('rotate-keys', argv);
   if (typeof line === 'number') return line;
   const { options } = line;
-  if (!options.to) {
-    process.stderr.write(`${new UsageError('rotate-keys', '--to KEYID is required: the key id every encrypted value is re-encrypted to').message}\n`);
-    return 2;
-  }
+  if (!options.to) return usageFailure('rotate-keys', '--to KEYID is required: the key id every encrypted value is re-encrypted to');
   if (!hasKeyVariables(process.env)) throw new ConfigError('rotate-keys needs the keys: set MFX_KEY_<ID> variables (base64 of 32 bytes) for the old keys, the new one and the index key');
   const app = createServer({ logger: silentLogger, handleSignals: false, keyProvider: envKeyProvider() });
   const loaded = loadManifest(options.manifest);

@@ -31,13 +31,15 @@ export interface OperationAuth {
 export function operationAuth(hooks: readonly Hook[], op: Op): OperationAuth {
   const schemes: Record<string, SecurityScheme> = {};
   const statuses = new Set<string>();
-  const headers = new Map<string, string>();
+  const headers = new Map<string, { name: string; description: string }>();
   let anonymous = false;
   for (const hook of hooks) {
     const meta = hookMeta(hook);
     if (!meta) continue;
-    for (const status of meta.openapi?.statuses ?? []) statuses.add(status);
-    for (const header of meta.openapi?.headers ?? []) headers.set(header.name, header.description);
+    if (meta.openapi && (!meta.openapi.ops || meta.openapi.ops.includes(op))) {
+      for (const status of meta.openapi.statuses ?? []) statuses.add(status);
+      for (const header of meta.openapi.headers ?? []) headers.set(header.name, header);
+    }
     switch (meta.role) {
       case 'authenticator':
         if (meta.scheme) schemes[schemeName(meta.scheme)] = meta.scheme;
@@ -63,5 +65,5 @@ export function operationAuth(hooks: readonly Hook[], op: Op): OperationAuth {
   }
   const names = Object.keys(schemes);
   const security = names.length === 0 ? null : [...names.map((name) => ({ [name]: [] as string[] })), ...(anonymous ? [{}] : [])];
-  return { security, statuses: [...statuses].sort(), schemes, headers: [...headers].map(([name, description]) => ({ name, description })) };
+  return { security, statuses: [...statuses].sort(), schemes, headers: [...headers.values()] };
 }

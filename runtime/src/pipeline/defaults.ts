@@ -19,7 +19,8 @@ import { ObserverError, type WriteObservers } from './write-observers.js';
 import { hookFailure, type StepDefaults, straight } from './pipeline.js';
 import type { Hook } from './types.js';
 import { storableCheck } from './storable.js';
-import { applyDefaults, stripBody, validateBody } from './validate.js';
+import { applyDefaults, bodyProblems, stripBody } from './validate.js';
+import { hasWriteRules, judgeWrite } from './write-rules.js';
 import type { ResolvedLocales } from '../locale/options.js';
 import { localePlanOf, reachesLocalized } from '../locale/plan.js';
 import { localizeQuery } from '../locale/query.js';
@@ -167,9 +168,11 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         deserialize: deserializeWrite,
         validate: straight((ctx) => {
           const body = stripBody(ctx.body!, model.createKeys);
-          validateBody(model.validators.create, body, model, storableCreate(body, ctx.rawBody));
+          const problems = bodyProblems(model.validators.create, body, model, storableCreate(body, ctx.rawBody));
           applyDefaults(body, model);
           ctx.body = body;
+          // Validation hooks (write-rules.ts) judge the body with its defaults, in the same 422.
+          return judgeWrite(ctx, model, body, problems, null);
         }),
         db: straight(async (ctx) => {
           ctx.result = await db(ctx, () => writes.insert(ctx, { ...ctx.body }));
@@ -184,8 +187,13 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         deserialize: deserializeWrite,
         validate: straight((ctx) => {
           const body = stripBody(ctx.body!, model.updateKeys);
-          validateBody(model.validators.update, body, model, storableUpdate(body, ctx.rawBody));
+          const problems = bodyProblems(model.validators.update, body, model, storableUpdate(body, ctx.rawBody));
           ctx.body = body;
+          // Validation hooks judge the stored record with the patch over it, read only when a hook added a rule.
+          if (!hasWriteRules(ctx)) return judgeWrite(ctx, model, body, problems, null);
+          return judgeWrite(ctx, model, body, problems, () =>
+            db(ctx, async () => store.findById(ctx.db, singleton ? await idOf(ctx) : pathId(ctx, model), storeOptions(ctx))),
+          );
         }),
         db: straight(async (ctx) => {
           const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);

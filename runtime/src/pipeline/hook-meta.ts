@@ -34,6 +34,8 @@ export interface HookEnvironment {
   entry: RegisteredHook;
   /** Every hook of the pipeline, in registration order. */
   entries: readonly RegisteredHook[];
+  /** The API's path prefix (`/api`), or '' when it has none. */
+  pathPrefix: string;
   /** The mounted models the hook's scope covers. */
   models: ModelMeta[];
   store(model: string): ModelStore;
@@ -55,8 +57,12 @@ export interface HookMeta {
   blocks?: readonly Op[];
   /** Problems production validation reports for this hook (a short secret, for example). */
   production?: string[];
-  /** What the hook adds to the OpenAPI operations it runs for: statuses it may answer, request headers it reads. */
-  openapi?: { statuses?: string[]; headers?: { name: string; description: string }[] };
+  /**
+   * What the hook adds to the OpenAPI operations it runs for: statuses it
+   * may answer, request headers it reads; `ops` limits both to those
+   * operations (csrf() documents its header and 403s on writes only).
+   */
+  openapi?: { statuses?: string[]; headers?: { name: string; description: string }[]; ops?: readonly Op[] };
   /** Called once per registration when the app seals; throws to refuse startup. */
   setup?: (env: HookEnvironment) => void;
   /**

@@ -11,6 +11,7 @@ export function actionEntry(hook: Hook, step: Step): RegisteredHook {
 
 export interface SetupDeps {
   registry: Registry;
+  pathPrefix: string;
   store(model: string): ModelStore;
   onStop(fn: () => Promise<void> | void): void;
   observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
@@ -30,6 +31,7 @@ export function setupHooks(entries: readonly RegisteredHook[], groups: ReadonlyA
       registry: deps.registry,
       entry,
       entries: neighbours,
+      pathPrefix: deps.pathPrefix,
       models: entry.models ? all.filter((m) => entry.models!.has(m.name)) : entry.ops && [...entry.ops].every((op) => op === 'action') ? [] : all,
       store: deps.store,
       onStop: deps.onStop,

@@ -28,7 +28,12 @@ interface HookEntry {
   position: Position;
   models: ReadonlySet<string> | null;
   ops: ReadonlySet<Op> | null;
+  /** App-wide (`app.use`) or a model's own middleware (runs after the app's on its step and position). */
+  layer: Layer;
 }
+
+/** Where a hook was given: `app.use`, or a model's middleware at registration. */
+export type Layer = 'app' | 'model';
 
 /** The default behaviour of each step for one (model, op); null where the step does nothing. */
 export type StepDefaults = Record<Step, Hook | null>;
@@ -175,8 +180,22 @@ export class Pipeline {
    * @example
    * app.use('service', async (ctx, next) => { ctx.body!.slug ??= slugify(ctx.body!.title); await next(); }, { models: ['Post'], ops: ['create'] });
    */
-  use(step: Step, hook: Hook, scope: HookScope = {}): void {
+  use(step: Step, hook: Hook, scope: HookScope = {}, layer: Layer = 'app'): void {
     if (this.sealed) throw new RegistrationClosedError(`a ${step} hook`);
+    const position = this.check(step, hook, scope);
+    this.entries.push({
+      step,
+      hook: guard(hook, step),
+      original: hook,
+      position,
+      models: scope.models ? new Set(scope.models) : null,
+      ops: scope.ops ? new Set(scope.ops) : null,
+      layer,
+    });
+  }
+
+  /** Throws what `use` would refuse about a hook, without attaching it; returns its position. */
+  check(step: Step, hook: Hook, scope: HookScope = {}): Position {
     if (!STEPS.includes(step)) throw new ConfigError(`unknown pipeline step "${String(step)}"; steps are ${STEPS.join(', ')}`);
     if (typeof hook !== 'function') throw new ConfigError(`the ${step} hook must be a function (ctx, next) => Promise<void>`);
     const position = scope.position ?? 'before';
@@ -187,14 +206,7 @@ export class Pipeline {
     for (const op of scope.ops ?? []) {
       if (!OPS.includes(op)) throw new ConfigError(`unknown operation "${String(op)}" in a ${step} hook scope; operations are ${OPS.join(', ')}`);
     }
-    this.entries.push({
-      step,
-      hook: guard(hook, step),
-      original: hook,
-      position,
-      models: scope.models ? new Set(scope.models) : null,
-      ops: scope.ops ? new Set(scope.ops) : null,
-    });
+    return position;
   }
 
   /** Model names hooks are scoped to; the app checks them against the registry when it seals. */
@@ -207,9 +219,9 @@ export class Pipeline {
     return this.entries.some((e) => e.step === step && matches(e, model, op));
   }
 
-  /** Every hook in registration order, as registered, for startup checks and hook setup. */
+  /** Every hook as registered, for startup checks and hook setup: the app's in registration order, then the models' middleware (the order they run in on a step and position). */
   registered(): RegisteredHook[] {
-    return this.entries.map((e) => ({
+    return [...this.entries.filter((e) => e.layer === 'app'), ...this.entries.filter((e) => e.layer === 'model')].map((e) => ({
       step: e.step,
       hook: e.original,
       position: e.position,
@@ -225,7 +237,9 @@ export class Pipeline {
 
   /**
    * The chain for one (model, op): per step, before hooks, the default (or
-   * replacements), after hooks. `userSteps` limits the steps whose user hooks
+   * replacements), after hooks; at each position the app's hooks in
+   * registration order, then the model's own middleware in its order (a
+   * model's replacements replace the app's). `userSteps` limits the steps whose user hooks
    * join (custom actions run only Auth and Response hooks); `skip` leaves
    * out registered hooks it accepts (a public action skips app-wide
    * authenticators), judged on the hook as registered.
@@ -242,8 +256,10 @@ export class Pipeline {
     const links: Hook[] = [];
     const tracing = trace?.enabled ? trace : null;
     for (const step of STEPS) {
-      const entries = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op) && !skip?.(e.original)) : [];
-      const replace = entries.filter((e) => e.position === 'replace');
+      const matching = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op) && !skip?.(e.original)) : [];
+      const entries = [...matching.filter((e) => e.layer === 'app'), ...matching.filter((e) => e.layer === 'model')];
+      const ownReplace = entries.filter((e) => e.position === 'replace' && e.layer === 'model');
+      const replace = ownReplace.length > 0 ? ownReplace : entries.filter((e) => e.position === 'replace');
       const stepLinks = [
         ...entries.filter((e) => e.position === 'before').map((e) => e.hook),
         ...(replace.length > 0 ? replace.map((e) => e.hook) : defaults[step] ? [defaults[step]!] : []),

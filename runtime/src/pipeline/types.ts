@@ -29,6 +29,20 @@ export interface HookScope {
   ops?: Op[];
 }
 
+/** One hook of a model's own middleware: the hook alone (position before, every op), or with its position and ops. */
+export type ModelHook = Hook | { hook: Hook; position?: Position; ops?: Op[] };
+
+/**
+ * A model's own hooks per step (the spec's `Middleware` model option), given
+ * in code at registration. On each step and position they run after the
+ * app's hooks (`app.use`) for that model; a model's `replace` hook wins over
+ * an app-wide one.
+ *
+ * @example
+ * app.register(loadManifest('.mfx'), { Post: { middleware: { validate: [validate.dateRange({ start: 'from', end: 'to' })], auth: [{ hook: requireRole('editor'), ops: ['delete'] }] } } });
+ */
+export type ModelMiddleware = Partial<Record<Step, readonly ModelHook[]>>;
+
 /** Who is calling; filled by authenticator hooks. */
 export interface Identity {
   userId: string | null;

@@ -1,4 +1,4 @@
-import { ApiError, type ValidationDetail } from '../errors/api-error.js';
+import type { ValidationDetail } from '../errors/api-error.js';
 import type { AjvErrorObject, CompiledValidator } from '../manifest/load.js';
 import type { FieldManifest, JsonValue } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -25,14 +25,17 @@ export function applyDefaults(body: Record<string, unknown>, model: ModelMeta): 
 
 const clone = (value: JsonValue): JsonValue => (value !== null && typeof value === 'object' ? structuredClone(value) : value);
 
+const VALID: readonly ValidationDetail[] = Object.freeze([]);
+
 /**
- * Runs a precompiled validator and throws 422 with one detail per failing
- * field; `storable` are the problems the schema cannot express (see
- * storable.ts), reported alongside.
+ * What a precompiled validator refuses in a body, one detail per failing
+ * field, with `storable` (the problems the schema cannot express, see
+ * storable.ts) alongside; none when the body is valid. The Validate step
+ * answers them in one 422 with the validation hooks' (write-rules.ts).
  */
-export function validateBody(validator: CompiledValidator, body: Record<string, unknown>, model: ModelMeta, storable: readonly ValidationDetail[] = []): void {
-  if (validator(body) && storable.length === 0) return;
-  throw new ApiError('VALIDATION_ERROR', `the ${model.name} is not valid; see details`, validationDetails(validator.errors ?? [], body, model, storable));
+export function bodyProblems(validator: CompiledValidator, body: Record<string, unknown>, model: ModelMeta, storable: readonly ValidationDetail[] = []): readonly ValidationDetail[] {
+  if (validator(body) && storable.length === 0) return VALID;
+  return validationDetails(validator.errors ?? [], body, model, storable);
 }
 
 /** One `{field, message}` per failing field, in the model's field order (the schema's findings first for a field). */

@@ -2,6 +2,7 @@ import { ConfigError, RegistrationClosedError } from '../errors/api-error.js';
 import { type ResolvedLocales, resolveLocales } from '../locale/options.js';
 import type { LoadedManifest } from '../manifest/load.js';
 import { type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
+import type { ModelMiddleware } from '../pipeline/types.js';
 import { ModelMeta } from './model-meta.js';
 
 /** The defaults of DESIGN.md's query limits. */
@@ -28,7 +29,10 @@ const OVERRIDABLE = ['headless', 'aggregate', 'export', 'maxExportRows', 'optimi
  * routes, caps, locking and adapter routing. The schema (table, soft
  * delete, history, indexes, ...) comes from the model directives only.
  */
-export type ModelOverrides = Partial<Pick<ModelOptions, (typeof OVERRIDABLE)[number]>>;
+export type ModelOverrides = Partial<Pick<ModelOptions, (typeof OVERRIDABLE)[number]>> & {
+  /** The model's own hooks per step (the `Middleware` model option): see ModelMiddleware; `app.register` attaches them. */
+  middleware?: ModelMiddleware;
+};
 
 /** Options an override may not change, with the model directive that sets them. */
 const SCHEMA_OPTIONS: Readonly<Record<string, string>> = {
@@ -78,8 +82,9 @@ export class Registry {
       checkOverride(name, override);
     }
     const manifests = loaded.manifest.models.map((model) => {
-      const override = overrides[model.name];
-      return override ? { ...model, options: { ...model.options, ...override } } : model;
+      // Middleware is code, not an option of the manifest: the app attaches it to the pipeline.
+      const { middleware: _, ...override } = overrides[model.name] ?? {};
+      return Object.keys(override).length > 0 ? { ...model, options: { ...model.options, ...override } } : model;
     });
     const added: ModelMeta[] = [];
     for (const manifest of manifests) {
@@ -167,7 +172,7 @@ export class Registry {
 /** Refuses an override of an option the manifest's schema, SQL or validators depend on. */
 function checkOverride(model: string, override: ModelOverrides): void {
   for (const option of Object.keys(override)) {
-    if ((OVERRIDABLE as readonly string[]).includes(option)) continue;
+    if ((OVERRIDABLE as readonly string[]).includes(option) || option === 'middleware') continue;
     const directive = SCHEMA_OPTIONS[option];
     if (directive) {
       throw new ConfigError(

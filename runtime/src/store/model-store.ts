@@ -142,6 +142,25 @@ export class ModelStore {
   }
 
   /**
+   * Whether a live row other than `exceptId` holds `value` in `field` (the
+   * unique check of validate.unique): compared as the UNIQUE constraint
+   * does, on the blind index of an `encrypted,unique` field, or with both
+   * sides lower-cased when `caseInsensitive`. Unscoped, like the constraint;
+   * soft-deleted rows never collide (their unique index binds live rows only).
+   */
+  async holdsValue(db: Executor, field: FieldManifest, value: unknown, options: StoreOptions & { exceptId?: string | null; caseInsensitive?: boolean } = {}): Promise<boolean> {
+    const index = field.encrypted ? this.encryption?.blindIndexOf(field, String(value)) : undefined;
+    const sql = new SqlBuilder(this.dialect).text('SELECT 1 AS found FROM ').id(this.model.table).text(' WHERE ');
+    if (index) sql.id(index.column).text(' = ').value(index.value);
+    else if (options.caseInsensitive) sql.text('lower(').id(field.column).text(') = lower(').value(encodeValue(field, value)).text(')');
+    else sql.id(field.column).text(' = ').value(encodeValue(field, value));
+    if (options.exceptId) sql.text(' AND ').id('id').text(' <> ').value(options.exceptId);
+    if (this.live) sql.text(` AND ${this.live}`);
+    sql.text(' LIMIT 1');
+    return (await db.get(sql.sql, sql.params, options)) !== undefined;
+  }
+
+  /**
    * A page of records: filters, groups, search, sorts (through belongsTo
    * joins) and offset paging with a full count, or keyset paging (`keyset`)
    * that fetches one row more to know whether another page follows.

@@ -121,6 +121,13 @@ export class ModelEncryption {
     return sealed;
   }
 
+  /** The blind index a value of an `encrypted,unique` field is stored under (validate.unique compares it); null for other fields. */
+  blindIndexOf(field: FieldManifest, text: string): { column: string; value: string } | null {
+    const encrypted = this.fields.find((f) => f.field.name === field.name);
+    if (!encrypted?.companion) return null;
+    return { column: encrypted.companion, value: blindIndex(text, this.keys.indexKey!) };
+  }
+
   /** The blind-index columns an update of these fields sets, with their value keys. */
   companionsOf(fields: readonly FieldManifest[]): { column: string; key: string }[] {
     return this.fields.flatMap((f) => (f.companion && fields.includes(f.field) ? [{ column: f.companion, key: companionKey(f.companion) }] : []));
