@@ -118,8 +118,8 @@ export function aggregateStatement(dialect: SqlDialect, model: ModelMeta, { plan
       column: target.kind === 'select' ? outer(`a${plan.select.indexOf(target.term)}`) : outer(`g${plan.groupBy.indexOf(target.field)}`),
       direction,
     })),
-    // Then the group columns, so equal rows come in one order on every run.
-    ...plan.groupBy.map((_, i) => ({ column: outer(`g${i}`), direction: 'asc' as const })),
+    // Then the group columns not ordered yet, so equal rows come in one order on every run.
+    ...plan.groupBy.filter((field) => !plan.orderBy.some((o) => o.target.kind === 'group' && o.target.field === field)).map((field) => ({ column: outer(`g${plan.groupBy.indexOf(field)}`), direction: 'asc' as const })),
   ];
   if (order.length > 0) {
     sql.text(' ORDER BY ').text(order.map((o) => `${o.column} ${o.direction === 'asc' ? 'ASC NULLS LAST' : 'DESC NULLS FIRST'}`).join(', '));
