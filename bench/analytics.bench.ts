@@ -2,12 +2,11 @@
 // hand-written node:http peer running the same SQL (bench/baselines/analytics-raw.ts).
 // Add a workload: one entry in WORKLOADS (and its statement in the peer's ROUTES).
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createServer, loadManifest, openSqlite, silentLogger } from '@mfx/runtime';
 import { fixtureManifestDir } from '../test/support/fixtures.js';
+import { migratedSqlite, onFreshCopy } from './lib/blog.js';
 import { type Contender, type Goal, runSuite, type Workload } from './lib/load.js';
 import { type Child, mfxAccessLog, startMfx, startPeer } from './lib/process.js';
 
@@ -29,18 +28,10 @@ const WORKLOADS: (Workload & { goal: Goal })[] = [
   },
 ];
 
-/** The aggregates fixture migrated by mfx, then filled directly: SALES rows over REGIONS regions. */
-async function seeded(): Promise<{ manifestDir: string; copy(): { db: string; remove(): void } }> {
+/** The aggregates fixture migrated by mfx, then filled directly: SALES rows over REGIONS regions; `copy()` gives a fresh copy of the file. */
+async function seeded(): Promise<{ manifestDir: string; copy(): string }> {
   const manifestDir = await fixtureManifestDir('aggregates');
-  const dir = mkdtempSync(join(tmpdir(), 'mfx-bench-analytics-'));
-  const file = join(dir, 'sales.db');
-  const app = createServer({ logger: silentLogger, handleSignals: false });
-  app.register(loadManifest(manifestDir));
-  const adapter = openSqlite(file, app.registry);
-  app.setDB(adapter);
-  await app.migrate();
-  await adapter.close();
-
+  const { dir, file } = await migratedSqlite(manifestDir, 'sales.db');
   const db = new Database(file);
   const insert = db.prepare(
     'INSERT INTO sales (id, region, status, qty, price, cost, big, paid, "soldAt", rank, note, secret, tenant, tags, unit_count, created_at, updated_at, deleted_at) ' +
@@ -60,7 +51,7 @@ async function seeded(): Promise<{ manifestDir: string; copy(): { db: string; re
     copy() {
       const target = join(dir, `run-${copies++}.db`);
       copyFileSync(file, target);
-      return { db: `sqlite:${target}`, remove: () => ['', '-wal', '-shm'].forEach((s) => rmSync(target + s, { force: true })) };
+      return target;
     },
   };
 }
@@ -68,14 +59,7 @@ async function seeded(): Promise<{ manifestDir: string; copy(): { db: string; re
 export async function main(): Promise<void> {
   const seed = await seeded();
   // Each start gets a fresh copy of the seeded file, removed once its server stops.
-  const on = (start: (db: string) => Promise<Child>) => async (): Promise<Child> => {
-    const copy = seed.copy();
-    const child = await start(copy.db).catch((error) => {
-      copy.remove();
-      throw error;
-    });
-    return { ...child, stop: () => child.stop().then(copy.remove) };
-  };
+  const on = (start: (db: string) => Promise<Child>) => onFreshCopy(() => seed.copy(), start);
   const contenders: Contender[] = [
     { name: 'mfx', label: `mfx (access log ${mfxAccessLog ? 'on' : 'off'})`, start: on((db) => startMfx(seed.manifestDir, db)) },
     { name: 'raw', label: 'raw node:http, same SQL', start: on((db) => startPeer('analytics-raw', db)) },
