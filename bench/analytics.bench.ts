@@ -2,7 +2,7 @@
 // hand-written node:http peer running the same SQL (bench/baselines/analytics-raw.ts).
 // Add a workload: one entry in WORKLOADS (and its statement in the peer's ROUTES).
 import { randomUUID } from 'node:crypto';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fixtureManifestDir } from '../test/support/fixtures.js';
@@ -29,7 +29,7 @@ const WORKLOADS: (Workload & { goal: Goal })[] = [
 ];
 
 /** The aggregates fixture migrated by mfx, then filled directly: SALES rows over REGIONS regions; `copy()` gives a fresh copy of the file. */
-async function seeded(): Promise<{ manifestDir: string; copy(): string }> {
+async function seeded(): Promise<{ manifestDir: string; copy(): string; remove(): void }> {
   const manifestDir = await fixtureManifestDir('aggregates');
   const { dir, file } = await migratedSqlite(manifestDir, 'sales.db');
   const db = new Database(file);
@@ -48,6 +48,7 @@ async function seeded(): Promise<{ manifestDir: string; copy(): string }> {
   let copies = 0;
   return {
     manifestDir,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
     copy() {
       const target = join(dir, `run-${copies++}.db`);
       copyFileSync(file, target);
@@ -64,5 +65,9 @@ export async function main(): Promise<void> {
     { name: 'mfx', label: `mfx (access log ${mfxAccessLog ? 'on' : 'off'})`, start: on((db) => startMfx(seed.manifestDir, db)) },
     { name: 'raw', label: 'raw node:http, same SQL', start: on((db) => startPeer('analytics-raw', db)) },
   ];
-  await runSuite(contenders, WORKLOADS, Object.fromEntries(WORKLOADS.map((w) => [w.name, w.goal])));
+  try {
+    await runSuite(contenders, WORKLOADS, Object.fromEntries(WORKLOADS.map((w) => [w.name, w.goal])));
+  } finally {
+    seed.remove();
+  }
 }
