@@ -243,6 +243,7 @@ eachBackend('aggregate route', (backend) => {
     await refused({ select: [{ op: 'count' }], group_by: ['region'], order_by: [{ field: 'qty' }] }, 'order_by[0] names qty, which is neither a select alias nor a group_by field; aliases: count');
     await refused({ select: [{ op: 'count' }], group_by: ['tags'] }, 'group_by[0] names tags, a json_array field; group by scalar fields');
     await refused({ select: [{ op: 'count' }], group_by: ['region', 'region'] }, 'group_by[1] names region twice');
+    await refused({ select: [{ op: 'count' }], group_by: [3] }, 'group_by[0] needs a field name, got 3');
     await refused({ select: [{ op: 'count' }], limit: -1 }, 'limit must not be negative, got -1');
     await refused({ select: [{ op: 'count' }], limit: '10' }, 'limit must be an integer, got "10"');
     await refused({ select: { op: 'count' } }, 'select must be an array, got {"op":"count"}');

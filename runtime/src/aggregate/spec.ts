@@ -136,7 +136,7 @@ export function planAggregate(model: ModelMeta, spec: Record<string, unknown>, o
 
   /** A field a term names, by JSON or column name; an expression name is `null` (the caller decides). */
   const resolveField = (name: unknown, where: string): FieldManifest | NamedExpression => {
-    if (typeof name !== 'string' || name === '') throw invalid(`${where}.field must be a field name, got ${show(name)}`);
+    if (typeof name !== 'string' || name === '') throw invalid(`${where} needs a field name, got ${show(name)}`);
     const field = model.field(name);
     // Hidden and writeonly fields (and unexposed expressions) are never acknowledged.
     if (!field || !model.roles(field).visible) {
