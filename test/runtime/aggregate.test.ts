@@ -2,7 +2,8 @@
 // expressions, end to end on both backends: the same exact numbers on each.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { add, ApiError, col, createServer, describeHook, div, forceFilter, lit, mul, silentLogger, sub } from '@mfx/runtime';
+import { createHash } from 'node:crypto';
+import { add, ApiError, col, createServer, describeHook, div, etag, forceFilter, lit, mul, silentLogger, sub } from '@mfx/runtime';
 import { loadFixture } from '../support/fixtures.js';
 import { rawExchange } from '../support/raw-http.js';
 import { eachBackend, useServer } from '../support/suite.js';
@@ -36,6 +37,7 @@ eachBackend('aggregate route', (backend) => {
         if (ctx.req.headers['x-deny'] === 'yes') throw new ApiError('FORBIDDEN', 'listing sales is denied');
         await next();
       }, { role: 'gate', label: 'x-deny gate' }), { models: ['Sale'], ops: ['list'] });
+      app.use('response', etag(), { position: 'after', models: ['Sale'], ops: ['list'] });
       app.use('db', forceFilter((ctx) => (typeof ctx.req.headers['x-region'] === 'string' ? { region: ctx.req.headers['x-region'] } : null)), { models: ['Sale'] });
       app.use('db', async (ctx, next) => {
         if (ctx.req.headers['x-abort'] === 'yes') ctx.abort('client gone');
@@ -78,6 +80,8 @@ eachBackend('aggregate route', (backend) => {
     const res = await aggregate({ select: [{ op: 'sum', field: 'big', as: 'total' }, { op: 'max', field: 'big' }], group_by: ['region'], where: [{ field: 'region', operator: 'eq', value: 'north' }] });
     assert.equal(res.status, 200);
     assert.equal(res.text, '{"data":[{"region":"north","total":18014398509481982,"max_big":9007199254740991}]}');
+    // etag() tags the text that is sent, exact digits and all.
+    assert.equal(res.headers.get('etag'), `"${createHash('md5').update(res.text).digest('hex')}"`);
     const all = await aggregate({ select: [{ op: 'sum', field: 'big' }, { op: 'avg', field: 'big' }] });
     assert.equal(all.text, `{"data":[{"sum_big":18014398509481986,"avg_big":${JSON.stringify(Number(18014398509481986n) / 6)}}]}`);
   });
