@@ -23,18 +23,22 @@ export interface SeededBlog {
   userIds: string[];
 }
 
-export async function seededBlog(): Promise<SeededBlog> {
-  const manifestDir = await fixtureManifestDir('blog');
+/** A new SQLite file in a temporary directory with the schema of a manifest, made by mfx's own migration (seeds fill it directly). */
+export async function migratedSqlite(manifestDir: string, name: string): Promise<{ dir: string; file: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-bench-'));
-  const file = join(dir, 'blog.db');
-
-  // Create the schema with mfx's own migration, then fill it directly.
+  const file = join(dir, name);
   const app = createServer({ logger: silentLogger, handleSignals: false });
   app.register(loadManifest(manifestDir));
   const adapter = openSqlite(file, app.registry);
   app.setDB(adapter);
   await app.migrate();
   await adapter.close();
+  return { dir, file };
+}
+
+export async function seededBlog(): Promise<SeededBlog> {
+  const manifestDir = await fixtureManifestDir('blog');
+  const { dir, file } = await migratedSqlite(manifestDir, 'blog.db');
 
   const db = new Database(file);
   const now = new Date().toISOString();
@@ -142,10 +146,21 @@ export async function seededPostgresBlog(): Promise<SeededPostgresBlog> {
   }
 }
 
-/** The SQLite file of a fresh copy of the seed, removed with its WAL files once the server using it stops. */
-function freshCopy(blog: SeededBlog): { db: string; remove(): void } {
-  const file = blog.copy();
-  return { db: `sqlite:${file}`, remove: () => ['', '-wal', '-shm'].forEach((suffix) => rmSync(file + suffix, { force: true })) };
+/**
+ * Starts a server on a fresh copy of a seeded SQLite file (`copy()` makes one
+ * and returns its path); the copy and its WAL files are removed once that
+ * server stops.
+ */
+export function onFreshCopy(copy: () => string, start: (db: string) => Promise<Child>): () => Promise<Child> {
+  return async () => {
+    const file = copy();
+    const remove = () => ['', '-wal', '-shm'].forEach((suffix) => rmSync(file + suffix, { force: true }));
+    const child = await start(`sqlite:${file}`).catch((error) => {
+      remove();
+      throw error;
+    });
+    return { ...child, stop: () => child.stop().then(remove) };
+  };
 }
 
 /**
@@ -155,15 +170,7 @@ function freshCopy(blog: SeededBlog): { db: string; remove(): void } {
  * adds are a rounding error against 10,000).
  */
 export function blogContenders(blog: SeededBlog | SeededPostgresBlog): Contender[] {
-  const on = (start: (db: string) => Promise<Child>) => async (): Promise<Child> => {
-    if ('url' in blog) return start(blog.url);
-    const copy = freshCopy(blog);
-    const child = await start(copy.db).catch((error) => {
-      copy.remove();
-      throw error;
-    });
-    return { ...child, stop: () => child.stop().then(copy.remove) };
-  };
+  const on = (start: (db: string) => Promise<Child>) => ('url' in blog ? () => start(blog.url) : onFreshCopy(() => blog.copy(), start));
   return [
     { name: 'mfx', label: `mfx (access log ${mfxAccessLog ? 'on' : 'off'})`, start: on((db) => startMfx(blog.manifestDir, db)) },
     { name: 'raw', label: 'raw node:http', start: on((db) => startPeer('raw', db)) },

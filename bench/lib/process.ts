@@ -97,8 +97,8 @@ export function startMfx(manifestDir: string, db: string): Promise<Child> {
   return startChild([join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet], /mfx serving (http:\/\/\S+)/);
 }
 
-/** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`) on one database (`sqlite:FILE` or a postgres:// URL). */
-export function startPeer(name: 'raw' | 'fastify', db: string): Promise<Child> {
+/** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`, or a suite's own such as `analytics-raw`) on one database (`sqlite:FILE` or a postgres:// URL). */
+export function startPeer(name: string, db: string): Promise<Child> {
   buildServers();
   return startChild([join(generated, `${name}.js`), '--db', db, '--port', '0'], new RegExp(`${name} serving (http://\\S+)`));
 }

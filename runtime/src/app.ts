@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
+import { type ExpressionDefinition, registerExpression } from './aggregate/expression.js';
+import { aggregateFromCode, type CodeAggregateOptions } from './aggregate/sql.js';
 import { type DispatchDeps, routeHandler } from './http/dispatch.js';
 import { DEFAULT_MULTIPART_LIMIT, type MultipartHandoff, type MultipartParser } from './http/multipart.js';
 import { drained, type Inflight } from './http/inflight.js';
@@ -206,6 +208,37 @@ export class App {
     }
     this.actionRegistry.add(definition);
     return this;
+  }
+
+  /**
+   * Registers a named expression for the aggregate route: arithmetic over
+   * numeric columns, selectable as a select term's `field`. Checked now: an
+   * unknown or non-numeric column, a name that is a field's or excess
+   * nesting is a startup error naming the expression. Only `exposed`
+   * expressions are available over HTTP; app.aggregate() sees them all.
+   *
+   * @example
+   * app.expression({ model: 'Order', name: 'margin', expr: sub(col('price'), col('cost')), exposed: true });
+   * // GET /orders/aggregate?aggregate={"select":[{"op":"sum","field":"margin"}]}
+   */
+  expression(definition: ExpressionDefinition): this {
+    if (this.sealed) throw new RegistrationClosedError(`the expression ${String(definition?.name)}`);
+    registerExpression(this.registry, definition);
+    return this;
+  }
+
+  /**
+   * Runs an aggregate (the route's JSON spec, as an object or text) from
+   * code: no hooks run, so pass the `scope` a request would have; every
+   * named expression is selectable; integers beyond 2^53 are BigInt.
+   * Available once the handler is built.
+   *
+   * @example
+   * const rows = await app.aggregate('Order', { select: [{ op: 'sum', field: 'total' }], group_by: ['status'] });
+   */
+  aggregate(model: string, spec: Record<string, unknown> | string, options: CodeAggregateOptions = {}): Promise<Record<string, unknown>[]> {
+    const meta = this.registry.require(model, 'app.aggregate()');
+    return aggregateFromCode(this.db, this.store(meta.name).dialect, meta, spec, options);
   }
 
   /**

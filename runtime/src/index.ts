@@ -16,6 +16,21 @@ export { type Logger, defaultLogger, silentLogger } from './log/logger.js';
 export type { HttpMiddleware, ProbesConfig, ReadinessCheck } from './probes/probes.js';
 export { type ModelOverrides, Registry, defaultQueryLimits } from './registry/registry.js';
 export type { ModelMeta } from './registry/model-meta.js';
+export {
+  add,
+  type ArithmeticNode,
+  col,
+  type ColumnNode,
+  div,
+  type ExpressionDefinition,
+  type ExpressionNode,
+  type LiteralNode,
+  lit,
+  MAX_EXPRESSION_DEPTH,
+  mul,
+  sub,
+} from './aggregate/expression.js';
+export type { CodeAggregateOptions } from './aggregate/sql.js';
 
 // Pipeline
 export {

@@ -1,4 +1,4 @@
-import { etagOfText, serialisedBody, type WithSerialisedBody } from '../http/etag.js';
+import { etagOfText, serialisedBody, serialisedTextOf, type WithSerialisedBody } from '../http/etag.js';
 import type { JsonResponse } from '../pipeline/context.js';
 import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
@@ -21,7 +21,7 @@ export function etag(): Hook {
     if (ctx.op !== 'read' && ctx.op !== 'list' && ctx.op !== 'history') return;
     const given = response.headers?.ETag;
     // The body is serialised once: for its tag here, and as the text the response is written with.
-    const text = given === undefined ? JSON.stringify(response.body) : undefined;
+    const text = given === undefined ? (serialisedTextOf(response) ?? JSON.stringify(response.body)) : undefined;
     const tag = given ?? etagOfText(text!);
     const headers = { ...response.headers, ETag: tag };
     const ifNoneMatch = ctx.req.headers['if-none-match'];

@@ -7,7 +7,10 @@
 import type { RouteDocumenter } from './model-paths.js';
 import { modelPieces } from './model-pieces.js';
 import { schemaNames } from './model-schemas.js';
-import type { Parameter, Ref } from './types.js';
+import { AGGREGATE_OPS, aggregatableFields, DEFAULT_AGGREGATE_LIMIT, selectableExpressions } from '../aggregate/spec.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import { FILTER_OPS } from '../query/types.js';
+import type { Parameter, Ref, Schema } from './types.js';
 import { ref } from './types.js';
 
 const queryOnly = (params: (Parameter | Ref)[], names: string[]) => params.filter((p) => '$ref' in p || names.includes(p.name));
@@ -27,8 +30,10 @@ export const historyOperation: RouteDocumenter = (doc, model, row) => ({
 });
 
 export const aggregateOperation: RouteDocumenter = (doc, model, row) => {
-  const fields = model.fields.filter((f) => model.roles(f).filterable || model.roles(f).sortable).map((f) => f.name);
+  const fields = aggregatableFields(model).map((f) => f.name);
+  const expressions = selectableExpressions(model, { exposedOnly: true });
   const params = [...modelPieces(model, doc.registry).listParameters];
+  const named = expressions.length ? `; exposed expressions: ${expressions.map((e) => `${e.name} = ${e.text}`).join(', ')}` : '; exposed expressions: none';
   return {
     operation: doc.secured(model.name, row.op, {
       operationId: `aggregate${model.name}`,
@@ -39,8 +44,8 @@ export const aggregateOperation: RouteDocumenter = (doc, model, row) => {
           name: 'aggregate',
           in: 'query',
           required: true,
-          description: `URL-encoded JSON {select: [{op, field, as}], group_by, where: [{field, operator, value}], having: [{alias, operator, value}], order_by: [{field, direction}], limit (default 100, max 200)}; op is count, count_distinct, sum, avg, min or max; aggregatable fields: ${fields.join(', ') || 'none'}`,
-          schema: { type: 'string' },
+          description: `URL-encoded JSON {select: [{op, field, as}], group_by, where: [{field, operator, value}], having: [{alias, operator, value}], order_by: [{field, direction}], limit (default 100, max 200)}; op is count, count_distinct, sum, avg, min or max; aggregatable fields: ${fields.join(', ') || 'none'}${named}`,
+          content: { 'application/json': { schema: aggregateSchema(model, fields, expressions.map((e) => e.name)) } },
         },
         ...queryOnly(params, ['filter', 'filter[N]']),
       ],
@@ -54,6 +59,30 @@ export const aggregateOperation: RouteDocumenter = (doc, model, row) => {
     }),
   };
 };
+
+/** The JSON shape of the aggregate parameter, with the model's fields, expressions and term caps. */
+function aggregateSchema(model: ModelMeta, fields: string[], expressions: string[]): Schema {
+  const limits = model.queryLimits;
+  const field = { type: 'string', enum: fields };
+  const operator = { type: 'string', enum: [...FILTER_OPS] };
+  const value = { description: 'a string, number or boolean; an array for in, not_in and between; absent for is_null and not_null' };
+  const terms = (max: number, items: Schema) => ({ type: 'array', maxItems: max, items });
+  const object = (properties: Record<string, Schema>, required: string[]) => ({ type: 'object', additionalProperties: false, properties, required });
+  return object(
+    {
+      select: {
+        ...terms(limits.aggregateSelect, object({ op: { type: 'string', enum: [...AGGREGATE_OPS] }, field: { type: 'string', enum: [...fields, ...expressions] }, as: { type: 'string', minLength: 1, maxLength: 64 } }, ['op'])),
+        minItems: 1,
+      },
+      group_by: terms(limits.aggregateGroupBy, field),
+      where: terms(limits.aggregateWhere, object({ field, operator, value }, ['field', 'operator'])),
+      having: terms(limits.aggregateHaving, object({ alias: { type: 'string' }, operator, value }, ['alias', 'operator'])),
+      order_by: terms(limits.aggregateOrderBy, object({ field: { type: 'string', description: 'a select alias or a group_by field' }, direction: { type: 'string', enum: ['asc', 'desc'], default: 'asc' } }, ['field'])),
+      limit: { type: 'integer', minimum: 0, default: DEFAULT_AGGREGATE_LIMIT, description: 'clamped to 200' },
+    },
+    ['select'],
+  );
+}
 
 export const exportOperation: RouteDocumenter = (doc, model, row) => {
   const params = [...modelPieces(model, doc.registry).listParameters];

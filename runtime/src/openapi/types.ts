@@ -22,7 +22,9 @@ export interface Parameter {
   in: 'query' | 'header' | 'path' | 'cookie';
   required?: boolean;
   description?: string;
-  schema: Schema;
+  /** Either `schema`, or `content` with one media type (a JSON-encoded query parameter). */
+  schema?: Schema;
+  content?: Record<string, { schema: Schema }>;
   style?: 'form' | 'simple' | 'deepObject';
   explode?: boolean;
   [extension: `x-${string}`]: unknown;

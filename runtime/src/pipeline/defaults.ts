@@ -12,6 +12,7 @@ import { codecOf, FULL_VIEW, type RecordData, type ResponseView } from '../store
 import type { ModelStore, Page } from '../store/model-store.js';
 import { type ScopeColumn, SingletonRows } from '../store/singleton.js';
 import type { Context } from './context.js';
+import { aggregateDefaults } from './aggregate-read.js';
 import { historyDefaults } from './history-read.js';
 import { notFound, pathId } from './path-id.js';
 import { recordWrites } from './record-writes.js';
@@ -220,6 +221,8 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       };
     case 'history':
       return historyDefaults(model, store, none);
+    case 'aggregate':
+      return aggregateDefaults(model, store, none, db);
     case 'options': {
       const allow = modelRoutes(model).allow(route.pattern);
       return {

@@ -217,6 +217,26 @@ export function coerceValue(row: OperatorRow, field: FieldManifest, raw: string 
   }
 }
 
+/**
+ * coerceValue for a value given as separate items (the aggregate route's
+ * JSON arrays for in, not_in and between), so an item may hold a comma.
+ *
+ * @example
+ * coerceItems(OPERATORS.get('in')!, titleField, ['a,b', 'c'], 'title') // ['a,b', 'c']
+ */
+export function coerceItems(row: OperatorRow, field: FieldManifest, items: readonly string[], label: string): unknown {
+  if (!kindAllows(row.kinds, field.type)) throw invalid(refusal(row, field, label));
+  if (row.arity === 'list') {
+    if (items.length === 0) throw invalid(`operator ${row.op} on ${label} needs at least one value`);
+    return items.map((item) => coerceScalar(field.type, item, label));
+  }
+  if (row.arity === 'pair') {
+    if (items.length !== 2) throw invalid(`operator between on ${label} needs exactly two values: [low, high]`);
+    return items.map((item) => coerceScalar(field.type, item, label));
+  }
+  throw invalid(`operator ${row.op} on ${label} takes one value, not a list`);
+}
+
 /** has / not_has: an element of a json_array, or `key=value` of a json_object. */
 function jsonOperand(field: FieldManifest, raw: string, label: string, op: FilterOp): unknown {
   if (field.type === 'json_array') return field.items ? coerceScalar(field.items, raw, label) : raw;

@@ -194,7 +194,7 @@ export function parseCursor(model: ModelMeta, params: URLSearchParams): string |
 }
 
 /** No column holds NUL (PostgreSQL text refuses it), so a parameter carrying one can only be a mistake or a probe. */
-function refuseNul(params: URLSearchParams): void {
+export function refuseNul(params: URLSearchParams): void {
   for (const [key, value] of params) {
     if (hasNul(key) || hasNul(value)) throw invalid(`query parameter ${quote(key.replaceAll('\0', '\\0'))} ${NUL_REFUSAL}`);
   }

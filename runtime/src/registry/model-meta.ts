@@ -10,6 +10,7 @@ import type {
 } from '../manifest/types.js';
 import { FIELD_ROLES, type FieldRole, type FieldRoles, fieldRoles } from '../manifest/roles.js';
 import { type StoredColumn, storedColumns } from '../sql/columns.js';
+import type { NamedExpression } from '../aggregate/expression.js';
 
 export type BelongsTo = Extract<RelationManifest, { kind: 'belongsTo' }>;
 
@@ -36,6 +37,8 @@ export class ModelMeta {
   inbound: InboundRelation[] = [];
   /** Relation key → the related model (and the junction of many-to-many); filled when the registry seals. */
   related = new Map<string, { target: ModelMeta; through?: ModelMeta }>();
+  /** Named expressions of the aggregate route (`app.expression()`), by name; filled before the handler is built. */
+  readonly expressions = new Map<string, NamedExpression>();
 
   private readonly byName = new Map<string, FieldManifest>();
   private readonly byColumn = new Map<string, FieldManifest>();

@@ -40,7 +40,7 @@ export const routeKinds = {
   delete: { op: 'delete', method: 'DELETE', at: ['/:id'], models: collections, served: true },
   options: { op: 'options', method: 'OPTIONS', at: ['', '/:id'], models: every, served: true },
   history: { op: 'history', method: 'GET', at: ['/:id/history'], models: (m) => collections(m) && Boolean(m.options.versioned), served: true },
-  aggregate: { op: 'list', method: 'GET', at: ['/aggregate'], models: (m) => collections(m) && Boolean(m.options.aggregate), served: false },
+  aggregate: { op: 'list', method: 'GET', at: ['/aggregate'], models: (m) => collections(m) && Boolean(m.options.aggregate), served: true },
   export: { op: 'list', method: 'GET', at: ['/export'], models: (m) => collections(m) && Boolean(m.options.export), served: false },
 } as const satisfies Record<string, RouteKindSpec>;
 

@@ -47,6 +47,16 @@ function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
   return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
 }
 
+/**
+ * Decodes one column value of `field` as records show it (SQLite booleans,
+ * JSON text), for values read apart from a record: aggregate group columns.
+ */
+export function valueDecoder(field: FieldManifest, dialect: Dialect): (value: unknown) => unknown {
+  const read = new Function('safeJson', `return function (row) { return ${decodeExpression(field, dialect)}; }`)(safeJson) as (row: Row) => unknown;
+  const column = field.column;
+  return (value) => read({ [column]: value });
+}
+
 /** The decoder of a model for one dialect, built once (see codecOf). */
 export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
   return codecOf(model, dialect).decode;

@@ -67,8 +67,7 @@ export interface LoginAttempt extends Model {
     name: 'aggregate',
     summary: 'mount the aggregate route',
     docs: {
-      text: "Mounts `GET /<table>/aggregate` (grouped counts, sums and the like over the list's filters).",
-      limits: 'This version does not serve the route yet: the option is recorded in the manifest and the route is neither mounted nor documented.',
+      text: "Mounts `GET /<table>/aggregate?aggregate=<url-encoded JSON>`: grouped counts, sums, averages, minimums and maximums over the list's filters, run as the list operation (see [aggregates](aggregates.md)).",
       example: `/** @mfx aggregate */
 export interface Sale extends Model {
   /** @mfx filterable */
@@ -140,7 +139,7 @@ export interface PageView extends Model {
     summary: 'per-model query complexity caps: query_limits:maxFilters=10|maxSorts=2',
     docs: {
       syntax: ['query_limits:KEY=N|KEY=N'],
-      text: `Caps on the complexity of this model's list queries, overriding the server's \`queryLimits\` for the keys given. The keys are those of \`queryLimits\` (see [configuration](configuration.md)): ${QUERY_LIMIT_KEYS.map((key) => `\`${key}\``).join(', ')}. A request over a cap is 400 \`INVALID_QUERY\`.`,
+      text: `Caps on the complexity of this model's list queries, overriding the server's \`queryLimits\` for the keys given. The keys are those of \`queryLimits\` (see [configuration](configuration.md)): ${QUERY_LIMIT_KEYS.map((key) => `\`${key}\``).join(', ')}. A request over a cap is 400 \`INVALID_QUERY\` (\`INVALID_AGGREGATE\` for the \`aggregate*\` caps of the aggregate route).`,
       example: `/** @mfx query_limits:maxFilters=4|maxSorts=1 */
 export interface AuditTrail extends Model {
   /** @mfx filterable, sortable */
