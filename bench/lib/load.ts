@@ -4,7 +4,7 @@
 // (from /proc, steadier than req/s on a shared machine) and its memory under load.
 import autocannon from 'autocannon';
 import { cpuMs, median, memory } from './proc.js';
-import type { Child } from './process.js';
+import { type Child, mfxNodeFlags } from './process.js';
 
 export interface Workload {
   name: string;
@@ -199,7 +199,8 @@ export async function runSuite(contenders: Contender[], workloads: Workload[], g
   const rounds = rows[0]?.samples.get('mfx')?.length ?? 0;
   console.log(
     `\n${rounds} rounds, a fresh server per contender per round; ${env('BENCH_DURATION_S', 10)} s measured after ${env('BENCH_WARMUP_S', 3)} s of warm-up, ${env('BENCH_CONNECTIONS', 10)} connections.` +
-      `\nMedians over rounds; ratios are mfx over the peer per round, median (min–max). CPU is the server process's user + system time per request.`,
+      `\nMedians over rounds; ratios are mfx over the peer per round, median (min–max). CPU is the server process's user + system time per request.` +
+      `\nmfx runs under node ${mfxNodeFlags.join(' ') || '(no flags)'} (docs/deployment.md, Memory); the peers under node's defaults.`,
   );
   const missed = report(rows, contenders, goals);
   console.log(missed.length ? `\nMISSED:\n  ${missed.join('\n  ')}` : '\nevery goal met');

@@ -90,11 +90,18 @@ export function buildServers(): void {
 /** Whether mfx runs with its access log (the default, as a user runs it); `BENCH_MFX_LOG=off` runs it with `--log-level warn`. */
 export const mfxAccessLog = process.env.BENCH_MFX_LOG !== 'off';
 
-/** The compiled `mfx serve` of a manifest on one database (no document route), access log as `mfxAccessLog` says. */
-export function startMfx(manifestDir: string, db: string): Promise<Child> {
+/**
+ * The node flags mfx is measured with: what docs/deployment.md (Memory) has a
+ * deployment set and a scaffolded project's `npm start` passes. BENCH_MFX_NODE_FLAGS
+ * replaces them (empty: V8's defaults). The peers run with V8's defaults.
+ */
+export const mfxNodeFlags = (process.env.BENCH_MFX_NODE_FLAGS ?? '--max-semi-space-size=2').split(' ').filter(Boolean);
+
+/** The compiled `mfx serve` of a manifest on one database (no document route), access log as `mfxAccessLog` says, under `mfxNodeFlags` and `nodeFlags` (`--cpu-prof`). */
+export function startMfx(manifestDir: string, db: string, nodeFlags: string[] = []): Promise<Child> {
   buildServers();
   const quiet = mfxAccessLog ? [] : ['--log-level', 'warn'];
-  return startChild([join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet], /mfx serving (http:\/\/\S+)/);
+  return startChild([...mfxNodeFlags, ...nodeFlags, join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet], /mfx serving (http:\/\/\S+)/);
 }
 
 /** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`, or a suite's own such as `analytics-raw`) on one database (`sqlite:FILE` or a postgres:// URL). */

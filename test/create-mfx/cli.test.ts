@@ -61,7 +61,7 @@ describe('create-mfx', () => {
     assert.equal(pkg.name, 'my-app');
     assert.equal(pkg.type, 'module');
     assert.deepEqual(Object.keys(pkg.scripts), ['dev', 'build', 'start', 'seed', 'test']);
-    assert.equal(pkg.scripts.start, 'node dist/src/server.js');
+    assert.equal(pkg.scripts.start, 'node --max-semi-space-size=2 dist/src/server.js');
     assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['@mfx/runtime', 'better-sqlite3']);
     assert.deepEqual(Object.keys(pkg.devDependencies).sort(), ['@mfx/compiler', '@types/node', 'ts-patch', 'typescript']);
 

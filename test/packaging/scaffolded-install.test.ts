@@ -167,11 +167,13 @@ eachBackend('a project from packed tarballs, outside the repository', (backend) 
     assert.ok(existsSync(join(dir, 'dist/src/server.js')));
     step('npm test: built and passed');
 
-    // npm start is `node dist/src/server.js`: plain node, no loader, production mode with a key of its own.
+    // npm start's own command (`node --max-semi-space-size=2 dist/src/server.js`): plain node, no loader, production mode with a key of its own.
+    const start = (readJson(join(dir, 'package.json')).scripts.start as string).split(' ');
+    assert.equal(start[0], 'node');
     const serveDb = await appDatabase(backend, dir, 'serve');
     t.after(serveDb.drop);
     const apiKey = `prod-${Date.now()}-0123456789abcdef`;
-    const app = await startApp(['dist/src/server.js'], { cwd: dir, env: { DB_WRITE_URL: serveDb.url, NODE_ENV: 'production', API_KEY: apiKey } });
+    const app = await startApp(start.slice(1), { cwd: dir, env: { DB_WRITE_URL: serveDb.url, NODE_ENV: 'production', API_KEY: apiKey } });
     try {
       step(`serving ${app.url}`);
       const send = async (method: string, path: string, body?: unknown) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type AccessFields, accessLog } from '../../runtime/src/log/access.js';
+import { type AccessFields, accessLog, hundredths, jsonString } from '../../runtime/src/log/access.js';
 import { infoMembers, lineLogger } from '../../runtime/src/log/logger.js';
 
 const fields: AccessFields = {
@@ -34,6 +34,41 @@ describe('access log', () => {
       });
     }
   }
+
+  it('writes the line pino writes when the method, the address and the path change from line to line', () => {
+    const variants: AccessFields[] = [
+      fields,
+      { ...fields, method: 'POST', path: '/api/posts', durationMs: 0.07 },
+      { ...fields, method: undefined, remoteAddress: '10.0.0.7', durationMs: 12 },
+      { ...fields, method: 'POST', remoteAddress: '10.0.0.7', path: '/api/p\u0001\ud800x', durationMs: 3.1 },
+      { ...fields, remoteAddress: 'a"b', path: '/api/p\u2028\u{1F600}', durationMs: 1e12 },
+      fields,
+    ];
+    const fast = linesOf('blog', 'info', (log) => {
+      const access = accessLog(log, 'Post', 'read');
+      for (const f of variants) access(f);
+    });
+    const plain = linesOf('blog', 'info', (log) => {
+      const access = accessLog({ debug: log.debug.bind(log), info: log.info.bind(log), warn: log.warn.bind(log), error: log.error.bind(log) }, 'Post', 'read');
+      for (const f of variants) access(f);
+    });
+    assert.equal(fast.length, variants.length);
+    assert.deepEqual(fast, plain);
+  });
+
+  it('prints durations in hundredths as String() does', () => {
+    for (let h = 0; h <= 1_000_000; h++) {
+      const ms = Math.round(h) / 100;
+      if (hundredths(ms) !== String(ms)) assert.fail(`${h}: ${hundredths(ms)} !== ${String(ms)}`);
+    }
+    for (const ms of [2 ** 31 / 100, 1e12, 123456789.12, 0.004, 0.005]) assert.equal(hundredths(Math.round(ms * 100) / 100), String(Math.round(ms * 100) / 100));
+  });
+
+  it('quotes strings as JSON.stringify does', () => {
+    for (const value of ['', '/api/posts/1', 'é', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00x', '\u{1F600}', 'a\nb']) {
+      assert.equal(jsonString(value), JSON.stringify(value));
+    }
+  });
 
   it('writes nothing above the info level', () => {
     const lines = linesOf('blog', 'warn', (log) => {

@@ -63,10 +63,15 @@ export function lineLogger(serviceName: string | undefined, level: NonNullable<L
   // The message's JSON, kept for the next line: the access log writes the same message on every line.
   let message = '';
   let messageJson = '""';
+  // The time's text, kept for the lines of the same millisecond (a 13-digit number is printed as a double).
+  let time = 0;
+  let timeText = '0';
   const writeInfo: InfoMembersWriter = (members, text) => {
     if (logger.levelVal > INFO) return;
     if (text !== message) messageJson = JSON.stringify((message = text));
-    stream.write(`{"level":${INFO},"time":${Date.now()}${base},${members},"msg":${messageJson}}\n`);
+    const now = Date.now();
+    if (now !== time) timeText = String((time = now));
+    stream.write(`{"level":${INFO},"time":${timeText}${base},${members},"msg":${messageJson}}\n`);
   };
   return Object.assign(logger, { [infoMembers]: writeInfo });
 }

@@ -46,13 +46,18 @@ async function db<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ObserverError) throw hookFailure(error.cause, ctx, 'db', 'write observer', { observer: error.observer });
-    const mapped = mapDbError(error, ctx.db.dialect, ctx.op);
-    if (mapped.code === 'DB_ERROR') {
-      ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
-    }
-    throw mapped;
+    throw dbFailure(ctx, error);
   }
+}
+
+/** What the db step answers for what its work threw (db() does this around a callback; the hot steps inline it, without the closure). */
+function dbFailure(ctx: Context, error: unknown): ApiError {
+  if (error instanceof ObserverError) return hookFailure(error.cause, ctx, 'db', 'write observer', { observer: error.observer });
+  const mapped = mapDbError(error, ctx.db.dialect, ctx.op);
+  if (mapped.code === 'DB_ERROR') {
+    ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
+  }
+  return mapped;
 }
 
 /** Reads the body; `then` works on it in the same step (the stored form of localized fields). */
@@ -151,11 +156,13 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         }),
         db: straight(async (ctx) => {
           const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
-          const record = await db(ctx, async () => {
-            const found = await store.findById(ctx.db, id, storeOptions(ctx));
-            if (found && ctx.query?.include.length) await store.include(ctx.db, [found], ctx.query.include, storeOptions(ctx));
-            return found;
-          });
+          let record: RecordData | null;
+          try {
+            record = await store.findById(ctx.db, id, storeOptions(ctx));
+            if (record && ctx.query?.include.length) await store.include(ctx.db, [record], ctx.query.include, storeOptions(ctx));
+          } catch (error) {
+            throw dbFailure(ctx, error);
+          }
           if (!record) throw notFound(model, id);
           ctx.result = record;
         }),
@@ -176,7 +183,11 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           return judgeWrite(ctx, model, body, problems, null);
         }),
         db: straight(async (ctx) => {
-          ctx.result = await db(ctx, () => writes.insert(ctx, { ...ctx.body }));
+          try {
+            ctx.result = await writes.insert(ctx, { ...ctx.body });
+          } catch (error) {
+            throw dbFailure(ctx, error);
+          }
         }),
         response: straight((ctx) => {
           single(ctx, 201, ctx.result as RecordData);
