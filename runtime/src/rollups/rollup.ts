@@ -227,7 +227,7 @@ function rollupObserver(child: ModelMeta, rollups: readonly Rollup[]): WriteObse
     outsideTransaction(model, op, caller) {
       caller.log.error(
         { requestId: caller.requestId, model: model.name, op, rollups: names },
-        `a ${op} of ${model.name} ran without a transaction, which its rollups need; register transaction() for ${model.name} (app.use('service', transaction(), { models: ['${model.name}'] })); nothing was written`,
+        `${op === 'update' ? 'an' : 'a'} ${op} of ${model.name} ran without a transaction, which its rollups need; register transaction() for ${model.name} (app.use('service', transaction(), { models: ['${model.name}'] })); nothing was written`,
       );
       return new ApiError('ROLLUP_NO_TX');
     },
