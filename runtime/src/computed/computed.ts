@@ -141,6 +141,7 @@ export function computedPlan(model: ModelMeta): ComputedResolver | null {
     const groups = new Map<ModelMeta, Set<RecordData>>();
     if (!select && installed.has(model)) groups.set(model, new Set(records));
     if (include.length > 0) collectIncluded(model, records, include, groups);
+    if (groups.size === 0) return;
     const work: Promise<void>[] = [];
     const pool = new Pool(COMPUTED_CONCURRENCY);
     for (const [owner, set] of groups) {
