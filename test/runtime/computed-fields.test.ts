@@ -191,3 +191,22 @@ describe('computed field registration', () => {
     assert.throws(() => app.computed({ model: 'Order', name: 'late', schema: {}, resolve }), RegistrationClosedError);
   });
 });
+
+eachBackend('computed fields on an optimistic_lock model', (backend) => {
+  let calls = 0;
+  const server = useServer(backend, {
+    fixture: 'lifecycle',
+    setup: (app) => void app.computed({ model: 'Note', name: 'calls', schema: { type: 'integer' }, resolve: () => ++calls }),
+  });
+
+  it('the ETag names the stored record, so If-Match holds however the computed value changes', async () => {
+    const created = await server.request('POST', '/notes', { body: { title: 'locked' } });
+    assert.equal(created.status, 201);
+    const read = await server.request('GET', `/notes/${created.body.data.id}`);
+    assert.notEqual(read.body.data.calls, created.body.data.calls, 'the computed value changed between the two responses');
+    assert.equal(read.headers.get('etag'), created.headers.get('etag'));
+    const patched = await server.request('PATCH', `/notes/${created.body.data.id}`, { body: { title: 'locked 2' }, headers: { 'If-Match': read.headers.get('etag')! } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body.data.title, 'locked 2');
+  });
+});
