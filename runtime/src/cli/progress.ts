@@ -22,3 +22,30 @@ export function progressWriter(stream: NodeJS.WriteStream): { show(text: string,
     },
   };
 }
+
+/**
+ * Ctrl-C (or SIGTERM) during a batched command: says so on stderr and lets
+ * the command stop after the current batch; `release()` removes the handlers.
+ *
+ * @example
+ * const signals = stopAfterBatch(process.stderr);
+ * try { await run({ onProgress: () => !signals.interrupted }); } finally { signals.release(); }
+ */
+export function stopAfterBatch(stream: NodeJS.WriteStream): { readonly interrupted: boolean; release(): void } {
+  let interrupted = false;
+  const stop = () => {
+    interrupted = true;
+    stream.write('\nstopping after the current batch...\n');
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    get interrupted() {
+      return interrupted;
+    },
+    release() {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}

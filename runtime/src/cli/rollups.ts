@@ -6,7 +6,7 @@ import { backfillRollups } from '../rollups/backfill.js';
 import { appConfig, importAppModule } from './app-module.js';
 import { commandLine, synopsis, usage } from './args.js';
 import { endOnClosedPipe } from './process.js';
-import { progressWriter } from './progress.js';
+import { progressWriter, stopAfterBatch } from './progress.js';
 
 /**
  * `mfx rollups backfill --manifest DIR --db URL [--app FILE]`: recomputes
@@ -37,13 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
   const adapter = openDatabase(options.dbWriteUrl, app.registry);
   app.setDB(adapter);
-  let interrupted = false;
-  const stop = () => {
-    interrupted = true;
-    process.stderr.write('\nstopping after the current batch...\n');
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const signals = stopAfterBatch(process.stderr);
   try {
     await module.default?.(app);
     await app.ready();
@@ -54,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     await adapter.init(silentLogger);
     const progress = progressWriter(process.stderr);
     const report = await backfillRollups(app, {
-      onProgress: (p) => (progress.show(`recomputed ${p.done}/${p.total} rows (${p.model})`, p.total > 0 ? p.done / p.total : 1), !interrupted),
+      onProgress: (p) => (progress.show(`recomputed ${p.done}/${p.total} rows (${p.model})`, p.total > 0 ? p.done / p.total : 1), !signals.interrupted),
     });
     progress.end();
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -67,8 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`recomputed ${fields} rollup column${fields === 1 ? '' : 's'} on ${rows} row${rows === 1 ? '' : 's'}\n`);
     return 0;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    signals.release();
     await adapter.close();
   }
 }

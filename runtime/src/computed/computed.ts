@@ -13,7 +13,6 @@
  * requests do no computed work.
  */
 import { ConfigError } from '../errors/api-error.js';
-import type { Logger } from '../log/logger.js';
 import type { Context } from '../pipeline/context.js';
 import type { IncludePath } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -186,10 +185,6 @@ function setValue(record: RecordData, name: string, value: unknown): void {
   (holder[COMPUTED] ??= {})[name] = value;
 }
 
-function logFailure(log: Logger, fields: Record<string, unknown>, message: string): void {
-  log.error(fields, message);
-}
-
 const errorText = (error: unknown) => String((error as Error)?.message ?? error);
 
 /** One call for every row; a throw or an answer of the wrong length drops the field from this response, logged. */
@@ -198,13 +193,12 @@ async function resolveMany(ctx: Context, model: ModelMeta, field: ComputedField,
   try {
     values = await field.resolveMany!(rows, ctx);
   } catch (error) {
-    logFailure(ctx.log, { requestId: ctx.requestId, model: model.name, field: field.name, rows: rows.length, err: errorText(error) }, 'a computed field resolver failed; the field is left out of this response');
+    ctx.log.error({ requestId: ctx.requestId, model: model.name, field: field.name, rows: rows.length, err: errorText(error) }, 'a computed field resolver failed; the field is left out of this response');
     return;
   }
   if (!Array.isArray(values) || values.length !== rows.length) {
     const got = Array.isArray(values) ? `${values.length} values` : typeof values;
-    logFailure(
-      ctx.log,
+    ctx.log.error(
       { requestId: ctx.requestId, model: model.name, field: field.name, rows: rows.length, got },
       `resolveMany of a computed field returned ${got} for ${rows.length} rows; the field is left out of this response`,
     );
@@ -222,8 +216,7 @@ async function resolveEach(ctx: Context, model: ModelMeta, field: ComputedField,
           const value = await field.resolve!(row, ctx);
           if (value !== undefined) setValue(row, field.name, value);
         } catch (error) {
-          logFailure(
-            ctx.log,
+          ctx.log.error(
             { requestId: ctx.requestId, model: model.name, id: row.id, field: field.name, err: errorText(error) },
             'a computed field resolver failed; the field is left out of this record',
           );
