@@ -1,6 +1,6 @@
 /**
  * The `mfx` command line: `build` is the compiler's own command; `serve`,
- * `migrate`, `openapi`, `diff` and `rotate-keys` come from `@mfx/runtime/cli`. Each command loads
+ * `migrate`, `openapi`, `diff`, `rotate-keys` and `rollups` come from `@mfx/runtime/cli`. Each command loads
  * only when it runs, and TypeScript support (tsx) only when `--app` names a
  * TypeScript file: a compiled app under plain `node` never loads it.
  */

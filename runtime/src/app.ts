@@ -46,6 +46,8 @@ import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
 import { type Plugin, pluginName, Plugins } from './plugins/plugins.js';
 import { checkLocaleDefaults } from './locale/plan.js';
+import { type ComputedDefinition, ComputedFields } from './computed/computed.js';
+import { type Rollup, type RollupDefinition, Rollups } from './rollups/rollup.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -93,6 +95,8 @@ export class App {
   /** Apps handed over from that still had requests in flight then, until those end. */
   private readonly retiring = new Set<App>();
   private readonly plugins = new Plugins<App>();
+  private readonly computedFields = new ComputedFields();
+  private readonly rollupSet = new Rollups();
   /** The keys of encrypted fields (security/encryption): loaded once at boot from config.keyProvider; null without one. */
   private keys: Keyring | null | Promise<Keyring> | undefined;
 
@@ -310,6 +314,52 @@ export class App {
     return this;
   }
 
+  /**
+   * Declares a computed field: a read-only value a resolver works out for
+   * every record response of the model (create and update echoes, read,
+   * list rows, included records), documented in the OpenAPI document. Give
+   * `resolve(row, ctx)` (at most 8 rows at once per response) or
+   * `resolveMany(rows, ctx)` (once per response, one value per row in
+   * order). A resolver that throws leaves the field out of that record only
+   * (logged). Checked when the app seals: an unknown model or a name the
+   * model already uses is a startup error.
+   *
+   * @example
+   * app.computed({ model: 'Order', name: 'gross', schema: { type: 'number' }, resolve: (row) => Number(row.net) * 1.2 });
+   */
+  computed(definition: ComputedDefinition): this {
+    if (this.sealed) throw new RegistrationClosedError(`the computed field ${String(definition?.model)}.${String(definition?.name)}`);
+    this.computedFields.add(definition);
+    return this;
+  }
+
+  /**
+   * Declares a rollup: `parent.field` follows count/sum/min/max/avg of the
+   * live children whose `via` foreign key points at the parent (and whose
+   * fields equal `where`), recomputed in every child write's transaction
+   * under a lock of the parent row. The child's writes need the transaction
+   * hook: without one they answer 500 ROLLUP_NO_TX. Checked when the app
+   * seals; `mfx rollups backfill` (backfillRollups) fills existing rows.
+   *
+   * @example
+   * app.rollup({ parent: 'Order', field: 'total', child: 'OrderLine', via: 'orderId', op: 'sum', of: 'amount', where: { state: 'paid' } });
+   * app.use('service', transaction(), { models: ['OrderLine'] });
+   */
+  rollup(definition: RollupDefinition): this {
+    if (this.sealed) throw new RegistrationClosedError(`the rollup ${String(definition?.parent)}.${String(definition?.field)}`);
+    this.rollupSet.add(definition);
+    return this;
+  }
+
+  /**
+   * The rollups declared, checked against the registry (which this seals:
+   * register every model first). For backfillRollups.
+   */
+  rollups(): readonly Rollup[] {
+    this.registry.seal('rollups resolved');
+    return this.rollupSet.resolve(this.registry);
+  }
+
   /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
   httpMiddleware(middleware: HttpMiddleware): this {
     if (this.sealed) throw new RegistrationClosedError('HTTP middleware');
@@ -380,6 +430,9 @@ export class App {
     this.pipeline.seal();
     this.openapi.seal();
 
+    // Computed fields and rollups: checked against the models; computed fields installed before the codecs are built.
+    this.computedFields.install(this.registry);
+    for (const { observer, model } of this.rollupSet.observers(this.registry)) this.observers.add(observer, [model]);
     // Encrypted fields: keys checked and each model's encryption installed before its store and codec are built.
     installEncryption(this.registry.all(), this.syncKeyring(), this.log);
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));

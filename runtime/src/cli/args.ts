@@ -16,10 +16,14 @@ export const commands: Record<Command, string> = {
   openapi: 'print the OpenAPI 3.1 document that serve publishes',
   diff: 'report schema and API changes between two manifests; exit 1 when one breaks clients',
   'rotate-keys': 're-encrypt every encrypted field to the key id --to, in batches, after a preflight',
+  rollups: 'backfill: recompute every rollup column the --app module declares (app.rollup) on every parent row, in batches',
 };
 
 /** What a command takes besides flags, as usage writes it. */
-const operands: Partial<Record<Command, string>> = { diff: 'OLD_MANIFEST NEW_MANIFEST' };
+const operands: Partial<Record<Command, string>> = { diff: 'OLD_MANIFEST NEW_MANIFEST', rollups: 'backfill' };
+
+/** The subcommands a command takes as its first argument (the command reads which one itself). */
+const subcommands: Partial<Record<Command, readonly string[]>> = { rollups: ['backfill'] };
 
 export interface CommandLine {
   /** Server settings from flags and the environment; unset ones take resolveConfig's defaults. */
@@ -68,7 +72,7 @@ export function readCommandLine(command: Command, argv: readonly string[], env: 
   const known = flagsOf(command);
   const fail = (message: string) => new UsageError(command, message);
   const given = new Map<string, unknown>();
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = subcommands[command]?.includes(argv[0]) ? 1 : 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('-') || arg === '-') throw fail(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');

@@ -24,4 +24,5 @@ export const runtimeCommands: Record<Command, () => Promise<{ main: CommandMain 
   openapi: () => import('./openapi.js'),
   diff: () => import('./diff.js'),
   'rotate-keys': () => import('./rotate-keys.js'),
+  rollups: () => import('./rollups.js'),
 };

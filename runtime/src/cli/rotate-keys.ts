@@ -7,24 +7,11 @@ import { envKeyProvider, hasKeyVariables } from '../security/encryption/keys.js'
 import { type RotateProgress, rotateKeys } from '../security/encryption/rotate.js';
 import { commandLine, usageFailure } from './args.js';
 import { endOnClosedPipe } from './process.js';
+import { progressWriter, stopAfterBatch } from './progress.js';
 
-/** How progress is shown: a bar redrawn in place on a terminal, one line per batch otherwise. */
-function progressWriter(stream: NodeJS.WriteStream): { show(p: RotateProgress): void; end(): void } {
-  let drawn = false;
-  return {
-    show(p) {
-      const text = p.phase === 'preflight' ? `preflight: ${p.done} rows checked (${p.model})` : `rotated ${p.done}/${p.total} rows (${p.model})`;
-      if (!stream.isTTY) return void stream.write(`${text}\n`);
-      const width = 30;
-      const filled = p.phase === 'rotate' && p.total > 0 ? Math.round((p.done / p.total) * width) : 0;
-      stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}\x1b[K`);
-      drawn = true;
-    },
-    end() {
-      if (drawn) stream.write('\n');
-    },
-  };
-}
+/** A rotation step as a progress line: preflight checks fill no bar. */
+const progressText = (p: RotateProgress) =>
+  p.phase === 'preflight' ? `preflight: ${p.done} rows checked (${p.model})` : `rotated ${p.done}/${p.total} rows (${p.model})`;
 
 /**
  * `mfx rotate-keys --manifest DIR --db URL --to KEYID [--models A,B]
@@ -48,13 +35,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
   const adapter = openDatabase(options.dbWriteUrl, app.registry);
   app.setDB(adapter);
-  let interrupted = false;
-  const stop = () => {
-    interrupted = true;
-    process.stderr.write('\nstopping after the current batch...\n');
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const signals = stopAfterBatch(process.stderr);
   const progress = progressWriter(process.stderr);
   try {
     await adapter.init(silentLogger);
@@ -63,7 +44,7 @@ export async function main(argv: string[]): Promise<number> {
       models: options.models,
       after: options.after,
       dryRun: options.dryRun,
-      onProgress: (p) => (progress.show(p), !interrupted),
+      onProgress: (p) => (progress.show(progressText(p), p.phase === 'rotate' && p.total > 0 ? p.done / p.total : null), !signals.interrupted),
     });
     progress.end();
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -74,8 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!report.complete && !options.dryRun && report.lastId) process.stderr.write(`not finished: resume with --after ${report.lastId}\n`);
     return report.failures.length === 0 && (report.complete || options.dryRun) ? 0 : 1;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    signals.release();
     await adapter.close();
   }
 }

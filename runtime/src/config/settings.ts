@@ -13,7 +13,7 @@ import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
 
-export type Command = 'serve' | 'migrate' | 'openapi' | 'diff' | 'rotate-keys';
+export type Command = 'serve' | 'migrate' | 'openapi' | 'diff' | 'rotate-keys' | 'rollups';
 
 /** What the mfx commands read besides the server configuration. */
 export interface CommandOptions {
@@ -137,14 +137,14 @@ export const settings = {
     scope: 'command',
     doc: 'the manifest directory written by mfx build',
     default: '.mfx',
-    commands: ['serve', 'migrate', 'openapi', 'rotate-keys'],
+    commands: ['serve', 'migrate', 'openapi', 'rotate-keys', 'rollups'],
     flag: option('manifest', 'DIR', text),
   },
   dbWriteUrl: {
     scope: 'command',
     doc: 'database URL: sqlite::memory:, sqlite:PATH or postgres://USER@HOST:PORT/DB',
     default: 'sqlite:./mfx.db',
-    commands: ['serve', 'migrate', 'rotate-keys'],
+    commands: ['serve', 'migrate', 'rotate-keys', 'rollups'],
     env: env('DB_WRITE_URL', 'dbWriteUrl', text),
     flag: option('db', 'URL', text),
   },
@@ -212,7 +212,7 @@ export const settings = {
   app: {
     scope: 'command',
     doc: 'a module whose default export (app) => void registers hooks, actions and plugins once the database is set, before start; its `export const config` sets server options, which flags and variables override',
-    commands: ['serve', 'openapi'],
+    commands: ['serve', 'openapi', 'rollups'],
     flag: option('app', 'FILE.ts', text),
   },
   docs: {

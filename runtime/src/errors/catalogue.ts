@@ -52,6 +52,11 @@ export const errorCatalogue = {
   TX_BEGIN_ERROR: { status: 500, message: 'internal server error', when: 'a transaction could not begin' },
   TX_COMMIT_ERROR: { status: 500, message: 'internal server error', when: 'a transaction could not commit' },
   ENCRYPTION_NOT_CONFIGURED: { status: 500, message: 'internal server error', when: 'an encrypted field was used without a key provider; nothing was written' },
+  ROLLUP_NO_TX: {
+    status: 500,
+    message: 'internal server error',
+    when: "a write of a rollup's child model ran without a transaction (register transaction() for its create, update and delete); nothing was written",
+  },
   DECRYPTION_ERROR: { status: 500, message: 'internal server error', when: 'a stored encrypted value fails authentication or names an unknown key id (logged with model, id and field, never the value)' },
 } as const satisfies Record<string, { status: number; message: string; when: string }>;
 

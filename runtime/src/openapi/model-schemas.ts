@@ -10,6 +10,7 @@ import { localizedRequest, localizedResponses } from '../locale/openapi.js';
 import { localePlanOf, reachesLocalized } from '../locale/plan.js';
 import { requestFieldSchema, responseFieldSchema } from './field-schemas.js';
 import { ref, type Schema } from './types.js';
+import { computedOf } from '../computed/computed.js';
 
 /** Component names of a model's schemas. */
 export const schemaNames = (model: ModelMeta) => ({
@@ -24,7 +25,7 @@ export const schemaNames = (model: ModelMeta) => ({
   historyPage: `${model.name}HistoryPage`,
 });
 
-/** The record: every visible field (never hidden or writeonly) and every relation key, loaded only by `include`. */
+/** The record: every visible field (never hidden or writeonly), every computed field and every relation key, loaded only by `include`. */
 export function recordSchema(model: ModelMeta, locales: ResolvedLocales): Schema {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
@@ -35,6 +36,10 @@ export function recordSchema(model: ModelMeta, locales: ResolvedLocales): Schema
     if (shapes) Object.assign(properties, shapes);
     else properties[field.name] = responseFieldSchema(model, field);
     required.push(...(shapes ? Object.keys(shapes) : [field.name]));
+  }
+  // Computed fields: never written, never required (a resolver that fails leaves its field out of that record).
+  for (const field of computedOf(model) ?? []) {
+    properties[field.name] = { ...field.schema, readOnly: true, description: (field.schema.description as string | undefined) ?? `computed by the server; absent under select= and when its resolver fails` };
   }
   for (const relation of model.relations.values()) {
     const target = ref('schemas', relation.target);

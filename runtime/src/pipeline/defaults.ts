@@ -27,6 +27,7 @@ import { localePlanOf, reachesLocalized } from '../locale/plan.js';
 import { localizeQuery } from '../locale/query.js';
 import { requestLocaleOf } from '../locale/request.js';
 import { normalizeLocalizedBody } from '../locale/writes.js';
+import { computedOf, computedPlan } from '../computed/computed.js';
 
 export interface DefaultsOptions {
   bodyLimit: number;
@@ -106,13 +107,16 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
   // Singletons have no id in the path: the row is resolved (and created on first access) per request.
   const singleton = model.options.singleton ? new SingletonRows(model, store.dialect) : null;
   const idOf = (ctx: Context) => singleton!.idFor(ctx.db, singletonScope(ctx, singleton!), { signal: ctx.cancel });
+  // Computed fields (runtime/src/computed), decided once: null when no response of this model can carry one.
+  const computed = computedPlan(model);
+  const ownComputed = computedOf(model) !== undefined;
   // Locked models always carry the ETag that If-Match is compared against.
   const single = (ctx: Context, status: number, record: RecordData) => {
     const view = viewOf(ctx);
     const meta = directionOf(view);
     const body = meta ? { data: project(record, view), meta } : { data: project(record, view) };
     if (!model.options.optimisticLock) ctx.response = { status, body };
-    else if (ctx.query && (ctx.query.select || ctx.query.include.length)) ctx.response = { status, body, headers: { ETag: storedEtag(record) } };
+    else if (ownComputed || (ctx.query && (ctx.query.select || ctx.query.include.length))) ctx.response = { status, body, headers: { ETag: storedEtag(record) } };
     else ctx.response = { status, body, etag: true };
   };
 
@@ -133,6 +137,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
             await store.include(ctx.db, found.records, query.include, storeOptions(ctx));
             return found;
           });
+          if (computed) await computed(ctx, page.records, query.include, query.select);
           if (keyset) page.nextCursor = nextCursor(model, keyset, page.records, page.hasMore ?? false, options.cursors);
           ctx.result = page;
         }),
@@ -164,6 +169,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
             throw dbFailure(ctx, error);
           }
           if (!record) throw notFound(model, id);
+          if (computed) await computed(ctx, [record], ctx.query?.include ?? [], ctx.query?.select ?? null);
           ctx.result = record;
         }),
         response: straight((ctx) => {
@@ -183,11 +189,14 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           return judgeWrite(ctx, model, body, problems, null);
         }),
         db: straight(async (ctx) => {
+          let record: RecordData;
           try {
-            ctx.result = await writes.insert(ctx, { ...ctx.body });
+            record = await writes.insert(ctx, { ...ctx.body });
           } catch (error) {
             throw dbFailure(ctx, error);
           }
+          if (computed) await computed(ctx, [record], [], null);
+          ctx.result = record;
         }),
         response: straight((ctx) => {
           single(ctx, 201, ctx.result as RecordData);
@@ -211,6 +220,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
           const record = await db(ctx, () => writes.update(ctx, id, { ...ctx.body }));
           if (!record) throw notFound(model, id);
+          if (computed) await computed(ctx, [record], [], null);
           ctx.result = record;
         }),
         response: straight((ctx) => {

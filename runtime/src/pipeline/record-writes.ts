@@ -6,7 +6,7 @@ import type { RecordData } from '../store/codec.js';
 import type { ModelStore, StoreOptions } from '../store/model-store.js';
 import type { CascadeObserver } from '../store/referential.js';
 import type { Context } from './context.js';
-import { notify, type ObserverPlan, type WriteObservers } from './write-observers.js';
+import { notify, type ObserverPlan, refuseOutsideTransaction, type WriteObservers } from './write-observers.js';
 
 /** The writes of the DB step: create, update and delete of one model. */
 export interface RecordWrites {
@@ -82,6 +82,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
   return {
     insert: (ctx, values) => {
       if (creates.observers.length === 0) return store.insert(ctx.db, values, storeOptions(ctx));
+      refuseOutsideTransaction(creates, model, 'create', ctx, ctx.tx !== null);
       return run(ctx, needsOf(creates, null), async (db) => {
         const after = await store.insert(db, values, storeOptions(ctx));
         await notify(db, creates, { model, op: 'create', id: String(after.id), before: null, after, cascade: null, caller: ctx });
@@ -91,6 +92,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
     update: (ctx, id, values) => {
       const ifMatch = ifMatchOf(ctx);
       if (updates.observers.length === 0 && !ifMatch) return store.update(ctx.db, id, values, storeOptions(ctx));
+      refuseOutsideTransaction(updates, model, 'update', ctx, ctx.tx !== null);
       const needs = needsOf(updates, ifMatch);
       return run(ctx, needs, async (db) => {
         const before = await readBefore(ctx, db, id, needs, ifMatch);
@@ -107,6 +109,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
       const ifMatch = ifMatchOf(ctx);
       if (deletes.observers.length === 0 && !ifMatch && !cascades) return store.remove(ctx.db, id, storeOptions(ctx));
       // Cascaded rows are observed inside the delete's transaction, so their callbacks follow its outcome.
+      refuseOutsideTransaction(deletes, model, 'delete', ctx, ctx.tx !== null);
       const needs = needsOf(deletes, ifMatch, cascades);
       return run(ctx, needs, async (db) => {
         const before = await readBefore(ctx, db, id, needs, ifMatch);

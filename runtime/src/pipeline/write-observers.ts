@@ -67,6 +67,15 @@ export interface WriteObserver {
   /** Wants the row locked from reading `before` to the end of the transaction (implies a transaction). */
   needsLock?: boolean;
   /**
+   * Set by an observer whose work must commit or roll back with the write
+   * and that must not open a transaction of its own (that would hide an app
+   * that forgot its transaction hook): a request that writes the model with
+   * no transaction open is answered with the error this returns, before
+   * anything is written (rollups: 500 ROLLUP_NO_TX). Rows a delete cascades
+   * to are always observed inside the delete's transaction.
+   */
+  outsideTransaction?: (model: ModelMeta, op: WriteOp, caller: WriteCaller) => Error;
+  /**
    * Called once per changed row, after the row changed, inside the write's
    * transaction when one is open (`tx` is then that transaction). Throwing
    * fails the request (500); the write rolls back with it when it runs in a
@@ -82,9 +91,11 @@ export interface ObserverPlan {
   needsBefore: boolean;
   needsTransaction: boolean;
   needsLock: boolean;
+  /** The first observer that refuses a write made outside a transaction (see WriteObserver.outsideTransaction), or null. */
+  refusesOutsideTransaction: WriteObserver | null;
 }
 
-const EMPTY: ObserverPlan = { observers: [], needsBefore: false, needsTransaction: false, needsLock: false };
+const EMPTY: ObserverPlan = { observers: [], needsBefore: false, needsTransaction: false, needsLock: false, refusesOutsideTransaction: null };
 
 /**
  * The observers of every model, registered in the setup window and resolved
@@ -151,8 +162,22 @@ export class WriteObservers {
       needsBefore: op !== 'create' && (needsLock || observers.some((o) => o.needsBefore)),
       needsTransaction: needsLock || observers.some((o) => o.needsTransaction),
       needsLock,
+      refusesOutsideTransaction: observers.find((o) => o.outsideTransaction) ?? null,
     };
   }
+}
+
+/**
+ * Refuses a write of the request's own row when an observer of the plan
+ * needs the request's transaction and none is open: throws that observer's
+ * error before anything is written.
+ *
+ * @example
+ * refuseOutsideTransaction(plan, model, 'create', ctx, ctx.tx !== null);
+ */
+export function refuseOutsideTransaction(plan: ObserverPlan, model: ModelMeta, op: WriteOp, caller: WriteCaller, inTransaction: boolean): void {
+  const observer = plan.refusesOutsideTransaction;
+  if (observer && !inTransaction) throw observer.outsideTransaction!(model, op, caller);
 }
 
 /**

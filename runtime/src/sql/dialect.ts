@@ -79,6 +79,14 @@ export interface SqlDialect {
    */
   readonly lockRowsClause: string;
   /**
+   * Like lockRowsClause for a row whose key stays as it is while another of
+   * its columns is rewritten (a rollup's parent): ` FOR NO KEY UPDATE` on
+   * PostgreSQL, which serialises the writers of the row without waiting for
+   * the KEY SHARE lock every child insert's foreign-key check takes on it
+   * (FOR UPDATE would deadlock two concurrent child writes). Empty on SQLite.
+   */
+  readonly lockRowsNoKeyClause: string;
+  /**
    * Whether a failed statement poisons the whole transaction (PostgreSQL):
    * work that may fail without failing the request runs inside a SAVEPOINT.
    */

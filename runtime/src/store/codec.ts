@@ -4,6 +4,7 @@ import type { Identity } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RequestLocale } from '../locale/request.js';
 import { encryptionOf } from '../security/encryption/fields.js';
+import { computedOf, computedValues } from '../computed/computed.js';
 
 /** A record keyed by JSON field name, every field included (hidden and writeonly too). */
 export type RecordData = Record<string, unknown>;
@@ -108,8 +109,8 @@ export interface ModelCodec {
    * The record as a response shows it under `view`: visible fields only
    * (never hidden or writeonly), `select` applied, and relations loaded by
    * `include` projected the same way (select applies to the top level only).
-   * `withRelations: false` leaves the relations out (the ETag of a locked
-   * model names the stored record, not a view of it).
+   * `withRelations: false` leaves the relations and computed fields out (the
+   * ETag of a locked model names the stored record, not a view of it).
    */
   project(record: RecordData, view: ResponseView, withRelations?: boolean): RecordData;
 }
@@ -140,6 +141,8 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
 
   // Localized fields take their response shape from the request's locale (runtime/src/locale/request.ts).
   const localized = model.fields.some((f) => f.type === 'localized');
+  // Computed fields, installed on the model before its codec is first built (App.handler).
+  const computed = computedOf(model);
   // Only to-many relations are ever cut at the per-parent cap.
   const cuttable = [...model.relations.values()].some((r) => r.kind !== 'belongsTo');
   const project = (record: RecordData, view: ResponseView, withRelations = true): RecordData => {
@@ -152,6 +155,11 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     }
     if (localized && view.locale) view.locale.project(model, out, record.id);
     if (!withRelations) return out;
+    // Computed fields (runtime/src/computed) follow the stored ones; select names stored fields only.
+    if (computed && !view.select) {
+      const values = computedValues(record);
+      if (values) for (const { name } of computed) if (name in values) out[name] = values[name];
+    }
     const nested = view.select ? { ...view, select: null } : view;
     for (const { key, codec } of relatedCodecs()) {
       if (!(key in record)) continue;

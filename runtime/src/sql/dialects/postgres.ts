@@ -86,6 +86,7 @@ export const postgres: SqlDialect = {
   },
   bool: (value) => (value ? 'TRUE' : 'FALSE'),
   lockRowsClause: ' FOR UPDATE',
+  lockRowsNoKeyClause: ' FOR NO KEY UPDATE',
   failedStatementAbortsTransaction: true,
   mapError: mapPostgresError,
 

@@ -88,6 +88,7 @@ export const sqlite: SqlDialect = {
   },
   bool: (value) => (value ? '1' : '0'),
   lockRowsClause: '',
+  lockRowsNoKeyClause: '',
   failedStatementAbortsTransaction: false,
   mapError: mapSqliteError,
 
