@@ -8,7 +8,7 @@
 //     return { storage: diskStorage({ dir }), files: () => filesUnder(dir), close: async () => rmSync(dir, { recursive: true }) };
 //   });
 import assert from 'node:assert/strict';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -28,7 +28,7 @@ export interface StorageUnderTest {
 }
 
 export interface ConformanceOptions {
-  /** A fresh key the storage accepts (default: two segments, `conformance/<uuid>`). */
+  /** A fresh key the storage accepts (default: the shape the server's `newFileKey` makes, `YYYY/MM/<22 base64url>`). */
   key?: () => string;
   /** Size of the large streamed body (default 30 MiB). */
   largeBytes?: number;
@@ -40,7 +40,7 @@ const MiB = 1024 * 1024;
 
 /** Defines `FileStorage contract: <name>`, opening the storage once for the suite. */
 export function storageConformance(name: string, open: () => Promise<StorageUnderTest>, options: ConformanceOptions = {}): void {
-  const newKey = options.key ?? (() => `conformance/${randomUUID()}`);
+  const newKey = options.key ?? fileKey;
   const largeBytes = options.largeBytes ?? 30 * MiB;
   const maxRssGrowth = options.maxRssGrowth ?? 16 * MiB;
 
@@ -203,6 +203,12 @@ export function storageConformance(name: string, open: () => Promise<StorageUnde
       }
     });
   });
+}
+
+/** A key of the shape `newFileKey` makes (diskStorage stores no other). */
+export function fileKey(): string {
+  const now = new Date();
+  return `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}/${randomBytes(16).toString('base64url')}`;
 }
 
 /** `bytes` as a stream of `size`-byte chunks. */
