@@ -161,11 +161,11 @@ export function storageConformance(name: string, open: () => Promise<StorageUnde
       ['early (within the first megabyte)', 64 * 1024],
       ['late (after 12 MiB, past the first parts of a multipart upload)', 12 * MiB],
     ] as const) {
-      it(`a body that errors ${what}: put rejects and nothing is left anywhere`, async () => {
+      it(`a body that errors ${what}: put rejects with the body's own error and nothing is left anywhere`, async () => {
         const key = newKey();
         const before = await filesNow();
         const failure = new Error('client went away');
-        await assert.rejects(storage.put(key, failing(bytesBeforeFailure, failure), { contentType: 'application/octet-stream', filename: 'broken.bin' }));
+        await assert.rejects(storage.put(key, failing(bytesBeforeFailure, failure), { contentType: 'application/octet-stream', filename: 'broken.bin' }), (error) => error === failure);
         assert.equal(await storage.exists(key), false);
         assert.equal(await storage.get(key), null);
         assert.deepEqual(await filesNow(), before, 'no stored file, temporary file or upload part left behind');

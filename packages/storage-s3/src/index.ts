@@ -161,7 +161,9 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
         await upload.done();
       } catch (error) {
         counted.destroy();
-        throw new S3StorageError('put', bucket, Key, bodyError ?? error);
+        // The body's own failure (a client gone, a limit the caller's stream enforces) is the caller's: given back as it is.
+        if (bodyError !== undefined) throw bodyError;
+        throw new S3StorageError('put', bucket, Key, error);
       }
       return { size };
     },
