@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { S3StorageError, s3Storage } from '@mfx/storage-s3';
 import { type S3Server, startS3Server } from '../support/s3-server.js';
-import { chunked, readAll, storageConformance } from '../support/storage-conformance.js';
+import { chunked, generated, readAll, storageConformance } from '../support/storage-conformance.js';
 
 const storageOn = (s3: S3Server, options: Partial<Parameters<typeof s3Storage>[0]> = {}) =>
   s3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, credentials: s3.credentials, forcePathStyle: true, ...options });
@@ -97,6 +97,18 @@ describe('s3Storage on s3rver: objects, keys and errors', () => {
   });
 
   // s3rver checks the access key id, not SigV4 signatures: an unknown key id stands for wrong credentials.
+  it('S3 refusing an upload midway (a large body to a missing bucket) stops the body and names the bucket', async () => {
+    const storage = storageOn(s3, { bucket: 'no-such-bucket' });
+    const body = generated(12 * 1024 * 1024).stream;
+    await assert.rejects(storage.put('large', body, { contentType: 'application/octet-stream' }), {
+      name: 'S3StorageError',
+      code: 'NoSuchBucket',
+      message: /^s3Storage: put of "large" in bucket "no-such-bucket" failed: NoSuchBucket: /,
+    });
+    assert.equal(body.destroyed, true, 'the body is not left paused');
+    storage.close();
+  });
+
   it('wrong credentials: the error names the bucket and key and never the keys', async () => {
     const secretAccessKey = `secret-${randomUUID()}`;
     const storage = storageOn(s3, { credentials: { accessKeyId: 'AKIDUNKNOWN12345', secretAccessKey } });

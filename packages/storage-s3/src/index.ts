@@ -138,7 +138,6 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     async put(key, body, meta) {
       const Key = objectKey(key);
       let size = 0;
-      let bodyError: unknown;
       // Counts the bytes on their way to the upload. A body that errors or ends early
       // fails the counter and so the upload, which then aborts its multipart upload.
       const counted = new Transform({
@@ -147,9 +146,16 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
           done(null, chunk);
         },
       });
-      pipeline(body, counted, (error) => {
-        if (error) bodyError ??= error;
+      // Which side failed first: the body (its error, or a close before its end), or the upload
+      // (whose reader destroys the counter when S3 refuses). Listening before the pipeline does
+      // puts these listeners first in line.
+      let failed: { by: 'body' | 'upload'; error?: unknown } | undefined;
+      body.once('error', (error) => (failed ??= { by: 'body', error }));
+      body.once('close', () => {
+        if (!body.readableEnded) failed ??= { by: 'body' };
       });
+      counted.once('error', () => (failed ??= { by: 'upload' }));
+      const piped = new Promise<unknown>((resolve) => pipeline(body, counted, resolve));
       const upload = new Upload({
         client,
         partSize,
@@ -160,9 +166,12 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
       try {
         await upload.done();
       } catch (error) {
+        // The body's own failure (a client gone, a limit the caller's stream enforces) is the
+        // caller's: given back as it is (a close before the end as the pipeline's premature close).
+        if (failed?.by === 'body') throw failed.error ?? (await piped);
+        // S3 failed: the body is stopped (destroyed by the pipeline), not left paused.
         counted.destroy();
-        // The body's own failure (a client gone, a limit the caller's stream enforces) is the caller's: given back as it is.
-        if (bodyError !== undefined) throw bodyError;
+        await piped;
         throw new S3StorageError('put', bucket, Key, error);
       }
       return { size };
