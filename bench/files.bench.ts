@@ -28,7 +28,7 @@ function uploadBody(bytes: Buffer): { contentType: string; bytes: Buffer } {
 }
 
 async function post(base: string, body: { contentType: string; bytes: Buffer }): Promise<{ status: number; json: { data: { key: string } } }> {
-  const res = await fetch(`${base}/files`, { method: 'POST', headers: { 'content-type': body.contentType }, body: body.bytes });
+  const res = await fetch(`${base}/files`, { method: 'POST', headers: { 'content-type': body.contentType }, body: new Uint8Array(body.bytes) });
   return { status: res.status, json: (await res.json()) as { data: { key: string } } };
 }
 
