@@ -12,6 +12,8 @@ export interface Workload {
   /** Path below the server's base URL; a function picks one per request. */
   path: string | (() => string);
   body?: () => unknown;
+  /** A body sent as it is, the same on every request (a multipart upload), instead of `body`'s JSON. */
+  raw?: { contentType: string; bytes: Buffer };
 }
 
 interface LoadResult {
@@ -53,8 +55,8 @@ async function run(base: string, workload: Workload, durationS: number): Promise
         setupRequest: (req) => ({
           ...req,
           path: new URL(base).pathname + pick(),
-          headers: workload.body ? { 'content-type': 'application/json' } : {},
-          body: workload.body ? JSON.stringify(workload.body()) : undefined,
+          headers: workload.raw ? { 'content-type': workload.raw.contentType } : workload.body ? { 'content-type': 'application/json' } : {},
+          body: workload.raw ? workload.raw.bytes : workload.body ? JSON.stringify(workload.body()) : undefined,
         }),
       },
     ],

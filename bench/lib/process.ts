@@ -97,15 +97,21 @@ export const mfxAccessLog = process.env.BENCH_MFX_LOG !== 'off';
  */
 export const mfxNodeFlags = (process.env.BENCH_MFX_NODE_FLAGS ?? '--max-semi-space-size=2').split(' ').filter(Boolean);
 
-/** The compiled `mfx serve` of a manifest on one database (no document route), access log as `mfxAccessLog` says, under `mfxNodeFlags` and `nodeFlags` (`--cpu-prof`). */
-export function startMfx(manifestDir: string, db: string, nodeFlags: string[] = []): Promise<Child> {
+/** The compiled `mfx serve` of a manifest on one database (no document route), access log as `mfxAccessLog` says, under `mfxNodeFlags` and `nodeFlags` (`--cpu-prof`); `extra` flags of mfx serve after its own (`--files DIR`). */
+export function startMfx(manifestDir: string, db: string, nodeFlags: string[] = [], extra: string[] = []): Promise<Child> {
   buildServers();
   const quiet = mfxAccessLog ? [] : ['--log-level', 'warn'];
-  return startChild([...mfxNodeFlags, ...nodeFlags, join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet], /mfx serving (http:\/\/\S+)/);
+  return startChild([...mfxNodeFlags, ...nodeFlags, join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet, ...extra], /mfx serving (http:\/\/\S+)/);
 }
 
 /** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`, or a suite's own such as `analytics-raw`) on one database (`sqlite:FILE` or a postgres:// URL). */
 export function startPeer(name: string, db: string): Promise<Child> {
   buildServers();
   return startChild([join(generated, `${name}.js`), '--db', db, '--port', '0'], new RegExp(`${name} serving (http://\\S+)`));
+}
+
+/** The hand-written server `bench/baselines/<name>.ts` with its own flags; it prints `<name> serving <url>`. */
+export function startBaseline(name: string, args: string[]): Promise<Child> {
+  buildServers();
+  return startChild([join(generated, `${name}.js`), ...args, '--port', '0'], new RegExp(`${name} serving (http://\\S+)`));
 }

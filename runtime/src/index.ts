@@ -47,6 +47,7 @@ export {
   type StreamResponse,
 } from './pipeline/context.js';
 export type { MultipartBody, MultipartLimits, MultipartParser, UploadedFile } from './http/multipart.js';
+export type { ByteRange, FileStorage, StoredFile, StoredFileMeta } from './files/storage.js';
 export type { CascadeCause, WriteCaller, WriteChange, WriteObserver, WriteOp } from './pipeline/write-observers.js';
 export { type Diff, diffOf, snapshotOf } from './store/diff.js';
 export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView } from './store/codec.js';

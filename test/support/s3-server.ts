@@ -1,0 +1,63 @@
+// A real S3-protocol server for the tests: s3rver over a temporary directory,
+// with one bucket, on a loopback port, in a child process (s3rver.mjs beside
+// this file says what it adds to s3rver 3.7).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface S3Server {
+  /** `http://127.0.0.1:<port>`. */
+  endpoint: string;
+  bucket: string;
+  /** s3rver's default account (it checks the access key id, not SigV4 signatures). */
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** The directory s3rver keeps buckets, objects and unfinished uploads in. */
+  dir: string;
+  /** Every file under `dir` (objects, their metadata, parts of unfinished uploads), relative to it. */
+  files(): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts s3rver on 127.0.0.1 (a free port) over a new temporary directory,
+ * with `bucket` created.
+ *
+ * @example
+ * const s3 = await startS3Server();
+ * const storage = s3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, credentials: s3.credentials, forcePathStyle: true });
+ * after(() => s3.close());
+ */
+export async function startS3Server(bucket = 'mfx-test'): Promise<S3Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'mfx-s3-'));
+  const child = spawn(process.execPath, [new URL('./s3rver.mjs', import.meta.url).pathname, dir, bucket], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before it listened`)));
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    dir,
+    files: () => listFiles(dir).map((path) => relative(dir, path)),
+    async close() {
+      child.stdin!.end();
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function listFiles(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => (entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)]));
+}
