@@ -34,6 +34,9 @@ const form = (doc: DocumentBuilder, model: ModelMeta, op: 'create' | 'update'): 
     ? { 'multipart/form-data': { schema: ref('schemas', op === 'create' ? schemaNames(model).createForm : schemaNames(model).updateForm) } }
     : {};
 
+/** 415: a file part of a type its field does not accept. */
+const fileStatuses = (doc: DocumentBuilder, model: ModelMeta): string[] => (doc.config.files && fileFieldsOf(model).some((f) => f.file!.accept) ? ['415'] : []);
+
 const allowHeader = { Allow: { description: 'the methods this path answers', schema: { type: 'string' } } };
 
 const secured = (doc: DocumentBuilder, model: ModelMeta, op: Op, operation: Operation): DocumentedRoute => ({ operation: doc.secured(model.name, op, operation) });
@@ -74,7 +77,7 @@ const create: RouteDocumenter = (doc, model, row) =>
     requestBody: { required: true, content: { ...json(ref('schemas', schemaNames(model).create)), ...form(doc, model, 'create') } },
     responses: {
       '201': { description: `the created ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },
-      ...doc.errors('400', '409', '413', '422', ...doc.commonStatuses(), '501'),
+      ...doc.errors('400', '409', '413', ...fileStatuses(doc, model), '422', ...doc.commonStatuses(), '501'),
     },
   });
 
@@ -105,7 +108,7 @@ const update: RouteDocumenter = (doc, model, row) => {
     requestBody: { required: true, content: { ...json(ref('schemas', schemaNames(model).update)), ...form(doc, model, 'update') } },
     responses: {
       '200': { description: `the updated ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },
-      ...doc.errors('400', ...(singleton ? [] : ['404']), '409', ...lockStatuses(model), '413', '422', ...doc.commonStatuses(), '501'),
+      ...doc.errors('400', ...(singleton ? [] : ['404']), '409', ...lockStatuses(model), '413', ...fileStatuses(doc, model), '422', ...doc.commonStatuses(), '501'),
     },
   });
 };
