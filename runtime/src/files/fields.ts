@@ -47,7 +47,7 @@ interface Uploads {
  */
 export class FileFields {
   private readonly uploads = new WeakMap<Context, Uploads>();
-  private readonly rules = new WeakMap<ModelMeta, ReadonlyMap<string, FileRules>>();
+  private readonly rules = new WeakMap<ModelMeta, { create: ReadonlyMap<string, FileRules>; update: ReadonlyMap<string, FileRules> }>();
 
   constructor(
     readonly storage: FileStorage,
@@ -64,7 +64,7 @@ export class FileFields {
     const read = await readUpload(ctx.req, {
       storage: this.storage,
       maxBytes: limits.maxBytes,
-      files: this.rulesOf(model),
+      files: this.rulesOf(model)[ctx.op === 'update' ? 'update' : 'create'],
       onStorageError: (error) => this.storageFailed(ctx, 'storing an upload', error),
     });
     if (read.files.length > 0) this.uploads.set(ctx, { keys: read.files.map((f) => f.key), kept: false });
@@ -137,10 +137,13 @@ export class FileFields {
     return models.filter((m) => fileFieldsOf(m).some((f) => f.file!.autoDelete)).map((m) => m.name);
   }
 
-  private rulesOf(model: ModelMeta): ReadonlyMap<string, FileRules> {
+  /** The file parts a create or update takes: its writable file fields (a readonly or, on update, immutable one is dropped unread). */
+  private rulesOf(model: ModelMeta): { create: ReadonlyMap<string, FileRules>; update: ReadonlyMap<string, FileRules> } {
     let rules = this.rules.get(model);
     if (!rules) {
-      rules = new Map(fileFieldsOf(model).map((f) => [f.name, { maxSize: f.file!.maxSize, accept: f.file!.accept }]));
+      const of = (keys: ModelMeta['createKeys']) =>
+        new Map(fileFieldsOf(model).filter((f) => keys.has(f.name)).map((f) => [f.name, { maxSize: f.file!.maxSize, accept: f.file!.accept }]));
+      rules = { create: of(model.createKeys), update: of(model.updateKeys) };
       this.rules.set(model, rules);
     }
     return rules;
