@@ -113,6 +113,8 @@ export function readUpload(req: IncomingMessage, options: UploadOptions): Promis
       fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // A part cut off by a failure errors ("Unexpected end of file"): it is the failure's, already answered.
+      stream.on('error', () => {});
       const rules = options.files.get(name);
       if (!rules) {
         stream.resume();
