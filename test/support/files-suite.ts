@@ -354,6 +354,14 @@ export function filesSuite(factory: StorageFactory, title = 'file fields and /fi
       assert.ok((await harness.keys()).includes(replaced.body.data.avatar), 'a PATCH that leaves the field keeps its file');
     });
 
+    it('drops, unread and unstored, a file part of a field the write may not set (immutable on update)', async () => {
+      const created = await send(server, 'POST', '/profiles', profile([{ name: 'badge', filename: 'b.png', type: 'image/png', data: SAMPLES.png }]));
+      assert.equal(created.status, 201, created.text);
+      const res = await refused(() => send(server, 'PATCH', `/profiles/${created.body.data.id}`, [{ name: 'badge', filename: 'c.png', type: 'image/png', data: SAMPLES.jpeg }]));
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.badge, created.body.data.badge);
+    });
+
     it('removes every file of a hard-deleted row (not auto_delete:false ones), and none of a soft-deleted one', async () => {
       const created = await send(server, 'POST', '/profiles', [
         { name: 'name', value: 'delete me' },
