@@ -48,6 +48,9 @@ import { type Plugin, pluginName, Plugins } from './plugins/plugins.js';
 import { checkLocaleDefaults } from './locale/plan.js';
 import { type ComputedDefinition, ComputedFields } from './computed/computed.js';
 import { type Rollup, type RollupDefinition, Rollups } from './rollups/rollup.js';
+import { FileFields } from './files/fields.js';
+import { filesContribution } from './files/openapi.js';
+import { fileRouteDefaults, fileRoutePaths, mountFileRoutes } from './files/routes.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -88,6 +91,8 @@ export class App {
   private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
   private multipart: MultipartHandoff | null = null;
+  /** File fields and their storage (the `files` setting); null without storage. */
+  private readonly files: FileFields | null = null;
   /** What the listener serves: this app's handler, or the one of the app it handed over to. */
   private serving: RequestHandler | null = null;
   /** The app serving this listener's requests now, when it is not this one (see handOver). */
@@ -107,6 +112,12 @@ export class App {
     this.panicLog = config.panicLogger ? withService(config.panicLogger, config.serviceName) : this.log;
     this.registry = new Registry(config.queryLimits, resolveLocales(this.config.locales));
     this.adapter = config.db ?? null;
+    const files = this.config.files;
+    if (files) {
+      this.files = new FileFields(files.storage, this.log);
+      this.multipart = { parse: this.files.parse, limits: { maxBytes: files.maxUploadBytes! } };
+      for (const route of fileRoutePaths(this.config.pathPrefix)) this.standaloneRoutes.push({ kind: 'files', ...route, op: 'file' });
+    }
   }
 
   /** True once the handler was built: routes, specs and the pipeline are fixed. */
@@ -307,6 +318,7 @@ export class App {
   multipartParser(parse: MultipartParser, options: { maxBytes?: number } = {}): this {
     if (this.sealed) throw new RegistrationClosedError('a multipart parser');
     if (typeof parse !== 'function') throw new ConfigError('the multipart parser must be a function (ctx, limits) => Promise<{ fields, files }>');
+    if (this.files) throw new ConfigError('file storage (the files setting) reads multipart bodies already; an app has one multipart parser');
     if (this.multipart) throw new ConfigError('a multipart parser is already registered; an app has one');
     const maxBytes = options.maxBytes ?? DEFAULT_MULTIPART_LIMIT;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new ConfigError(`multipart maxBytes must be a positive whole number of bytes, got ${String(maxBytes)}`);
@@ -451,6 +463,8 @@ export class App {
       onStop: (fn) => this.closers.push(fn),
       observeWrites: (observer, models) => this.observers.add(observer, models),
     });
+    const cleaned = this.files ? FileFields.observedModels(this.registry.all()) : [];
+    if (cleaned.length > 0) this.observers.add(this.files!.observer(), cleaned);
     this.observers.seal();
     const deps: DispatchDeps = {
       adapter: () => this.db,
@@ -500,11 +514,23 @@ export class App {
           })),
           (chain) => routeHandler(deps, null, 'action', chain),
         );
+        mountFileRoutes(
+          table,
+          this.config.pathPrefix,
+          fileRouteDefaults(this.files?.storage ?? null, this.config.files?.maxUploadBytes ?? DEFAULT_MULTIPART_LIMIT),
+          this.files !== null,
+          (defaults) => routeHandler(deps, null, 'file', this.pipeline.build(null, 'file', defaults, this.config.trace, this.log, FILE_USER_STEPS)),
+        );
         this.generator = new DocumentGenerator({
           registry: this.registry,
           config: this.config,
           hooks: (model, op) => entries.filter((e) => e.matches(model, op)),
-          contributions: [...this.openapi.all(), docsPageContribution(() => docsPage), actionsContribution(() => this.describeSecurity())],
+          contributions: [
+            ...this.openapi.all(),
+            docsPageContribution(() => docsPage),
+            actionsContribution(() => this.describeSecurity()),
+            ...(this.files ? [filesContribution] : []),
+          ],
           routes: table,
           log: this.log,
         });
@@ -573,6 +599,7 @@ export class App {
         cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
         observers: this.observers,
         multipart: this.multipart,
+        files: this.files,
       });
       chain = this.pipeline.build(model.name, route.op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);
@@ -752,6 +779,9 @@ export class App {
     this.signalHandler = null;
   }
 }
+
+/** The standalone file routes run the Auth-step hooks of the `file` operation, then their own work. */
+const FILE_USER_STEPS = ['auth'] as const;
 
 /** How long a second stop signal waits for the log's writes under way before it ends the process. */
 const SECOND_SIGNAL_LOG_WAIT_MS = 1000;

@@ -48,6 +48,9 @@ export {
 } from './pipeline/context.js';
 export type { MultipartBody, MultipartLimits, MultipartParser, UploadedFile } from './http/multipart.js';
 export type { ByteRange, FileStorage, StoredFile, StoredFileMeta } from './files/storage.js';
+export { type DiskStorageOptions, diskStorage } from './files/disk.js';
+export { isFileKey, newFileKey } from './files/keys.js';
+export type { FilesConfig } from './files/fields.js';
 export type { CascadeCause, WriteCaller, WriteChange, WriteObserver, WriteOp } from './pipeline/write-observers.js';
 export { type Diff, diffOf, snapshotOf } from './store/diff.js';
 export { codecOf, FULL_VIEW, type ModelCodec, type RecordData, type ResponseView } from './store/codec.js';

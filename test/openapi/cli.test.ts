@@ -46,7 +46,7 @@ describe('mfx and the OpenAPI document', () => {
 
     const unknown = await runMfx(['openapi', '--db', 'sqlite::memory:']);
     assert.equal(unknown.code, 2);
-    assert.equal(unknown.stderr, `mfx openapi: unknown flag --db (known: --manifest, --prefix, --app)\n\n${usage('openapi')}`);
+    assert.equal(unknown.stderr, `mfx openapi: unknown flag --db (known: --manifest, --prefix, --app, --files)\n\n${usage('openapi')}`);
 
     const missing = await runMfx(['openapi', '--manifest', 'nowhere']);
     assert.equal(missing.code, 1);

@@ -28,6 +28,7 @@ describe('error responses from the catalogue', () => {
         '413': 'PayloadTooLarge',
         '414': 'UriTooLong',
         '415': 'UnsupportedMediaType',
+        '416': 'RangeNotSatisfiable',
         '417': 'ExpectationFailed',
         '422': 'ValidationFailed',
         '429': 'RateLimited',

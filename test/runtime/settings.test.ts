@@ -149,7 +149,7 @@ describe('one row drives default, environment and flag', () => {
     const text = usage('serve');
     assert.match(
       text,
-      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\]\n/,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\] \[--files DIR\]\n/,
     );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);

@@ -9,6 +9,9 @@ const DOC_ID = 'urn:mfx:openapi';
 /** Answered by the router before any route is chosen (a URI over 8 KiB), so no operation lists it. */
 const BEFORE_ROUTING = new Set([414]);
 
+/** Documented paths whose last parameter takes the rest of the path, slashes included. */
+const REST_PATHS = /\/files\/\{key\}$/;
+
 interface Template {
   path: string;
   segments: (string | null)[];
@@ -42,7 +45,12 @@ export class ResponseValidator {
 
   private template(path: string): Template | undefined {
     const parts = path.split('/').filter(Boolean);
-    return this.templates.find((t) => t.segments.length === parts.length && t.segments.every((s, i) => s === null || s === parts[i]));
+    const exact = this.templates.find((t) => t.segments.length === parts.length && t.segments.every((s, i) => s === null || s === parts[i]));
+    if (exact) return exact;
+    // A file key spans segments (`/files/2026/11/<id>` is `/files/{key}`): the router's rest parameter.
+    return this.templates.find(
+      (t) => REST_PATHS.test(t.path) && parts.length > t.segments.length && t.segments.slice(0, -1).every((s, i) => s === null || s === parts[i]),
+    );
   }
 
   private validatorFor(ref: string) {
@@ -92,7 +100,8 @@ export class ResponseValidator {
     const mediaType = contentType?.split(';')[0].trim().toLowerCase();
     if (mediaType && mediaType !== 'application/json') {
       const listed = Object.keys(response.content);
-      return listed.includes(mediaType) ? null : `${method} ${template!.path} ${status} answered ${mediaType}, which the document does not list (documented: ${listed.join(', ')})`;
+      const ranges = [mediaType, `${mediaType.split('/')[0]}/*`, '*/*'];
+      return ranges.some((range) => listed.includes(range)) ? null : `${method} ${template!.path} ${status} answered ${mediaType}, which the document does not list (documented: ${listed.join(', ')})`;
     }
     if (!schema) {
       // A non-JSON content type (export files, streamed actions): JSON answered there is a mismatch.

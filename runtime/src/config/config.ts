@@ -4,6 +4,7 @@ import type { QueryLimits } from '../manifest/types.js';
 import type { TraceConfig } from '../pipeline/pipeline.js';
 import type { Hook } from '../pipeline/types.js';
 import type { LocaleOptions } from '../locale/options.js';
+import type { FilesConfig } from '../files/fields.js';
 import type { KeyProvider } from '../security/encryption/keys.js';
 import type { HttpMiddleware, ProbesConfig, ReadinessCheck } from '../probes/probes.js';
 import { type Duration, durationMs } from './readers.js';
@@ -97,6 +98,8 @@ export interface ServerConfig {
   locales?: LocaleOptions;
   /** Where the keys of encrypted fields come from (envKeyProvider, staticKeyProvider, or a KMS of your own). */
   keyProvider?: KeyProvider;
+  /** File storage for file fields and the `/files` routes, and the multipart upload limit (default 32 MB). */
+  files?: FilesConfig;
 }
 
 /** The configuration with every default filled in. */

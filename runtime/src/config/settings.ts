@@ -9,6 +9,9 @@
 import { ConfigError } from '../errors/api-error.js';
 import { resolveLocales } from '../locale/options.js';
 import type { KeyProvider } from '../security/encryption/keys.js';
+import { diskStorage } from '../files/disk.js';
+import type { FilesConfig } from '../files/fields.js';
+import { DEFAULT_MULTIPART_LIMIT } from '../http/multipart.js';
 import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
@@ -121,6 +124,19 @@ function checkKeyProvider(provider: KeyProvider): KeyProvider {
     throw new ConfigError('keyProvider must be an object with key(id) returning a 32-byte key (envKeyProvider(), staticKeyProvider({ keys }), or your own)');
   }
   return provider;
+}
+
+function checkFiles(files: FilesConfig): FilesConfig {
+  const storage = files?.storage as unknown as Record<string, unknown> | undefined;
+  const missing = ['put', 'get', 'delete', 'exists'].filter((m) => typeof storage?.[m] !== 'function');
+  if (missing.length > 0) {
+    throw new ConfigError(`files.storage must be a FileStorage (diskStorage({ dir }), s3Storage({...}) from @mfx/storage-s3, or your own); it lacks ${missing.join(', ')}`);
+  }
+  const maxUploadBytes = files.maxUploadBytes ?? DEFAULT_MULTIPART_LIMIT;
+  if (!Number.isInteger(maxUploadBytes) || maxUploadBytes < 1) {
+    throw new ConfigError(`files.maxUploadBytes must be a positive whole number of bytes, got ${String(files.maxUploadBytes)}`);
+  }
+  return { storage: files.storage, maxUploadBytes };
 }
 
 function checkPort(port: number): number {
@@ -345,6 +361,13 @@ export const settings = {
     scope: 'server',
     doc: 'the keys of encrypted fields by key id: envKeyProvider() (MFX_KEY_<ID> variables; mfx serve uses it when one is set), staticKeyProvider({ keys }), or your own { key(id), indexKeyId }',
     check: checkKeyProvider,
+  },
+  files: {
+    scope: 'server',
+    doc: `file storage for file fields and the /files routes: { storage, maxUploadBytes (default ${DEFAULT_MULTIPART_LIMIT} bytes) }; --files DIR stores them on disk in DIR`,
+    commands: ['serve', 'openapi'],
+    flag: option('files', 'DIR', (raw): FilesConfig => ({ storage: diskStorage({ dir: raw }) })),
+    check: checkFiles,
   },
 } satisfies Rows<ServerConfig, 'server'> & Rows<CommandOptions, 'command'>;
 

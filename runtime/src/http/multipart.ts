@@ -15,6 +15,8 @@ export interface UploadedFile {
   contentType: string;
   /** Bytes received. */
   size: number;
+  /** The storage key the part was stored under, when file storage read the body (`createServer({ files })`). */
+  key?: string;
   /** Opens the received bytes for reading; each call is a new reader. */
   open(): Readable;
 }

@@ -13,11 +13,13 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: R
 interface Node {
   statics: Map<string, Node>;
   param: { name: string; node: Node } | null;
+  /** A `*name` segment: takes the rest of the path, slashes included (`/files/*key`). */
+  rest: { name: string; node: Node } | null;
   /** Method → handler, for a path that ends here. */
   methods: Map<string, RouteHandler> | null;
 }
 
-const node = (): Node => ({ statics: new Map(), param: null, methods: null });
+const node = (): Node => ({ statics: new Map(), param: null, rest: null, methods: null });
 
 export type RouteMatch =
   | { kind: 'found'; handler: RouteHandler; params: RouteParams }
@@ -41,11 +43,22 @@ export class RouteTable {
   private readonly root = node();
   private readonly added: { method: string; pattern: string }[] = [];
 
-  /** Adds a route; method `*` answers every method the path has no own handler for. */
+  /**
+   * Adds a route; method `*` answers every method the path has no own
+   * handler for. A last segment `*name` matches one or more segments, its
+   * parameter the rest of the path as sent (`/files/*key`).
+   */
   add(method: string, pattern: string, handler: RouteHandler): void {
     let current = this.root;
-    for (const segment of pattern.split('/').filter(Boolean)) {
-      if (segment.startsWith(':')) {
+    const segments = pattern.split('/').filter(Boolean);
+    for (const [i, segment] of segments.entries()) {
+      if (segment.startsWith('*')) {
+        const name = segment.slice(1);
+        if (i !== segments.length - 1) throw new Error(`mfx: route ${pattern} has *${name} before its last segment; a rest parameter ends the path`);
+        if (current.rest && current.rest.name !== name) throw new Error(`mfx: route ${pattern} names parameter *${name} where another route has *${current.rest.name}`);
+        current.rest ??= { name, node: node() };
+        current = current.rest.node;
+      } else if (segment.startsWith(':')) {
         const name = segment.slice(1);
         if (current.param && current.param.name !== name) {
           throw new Error(`mfx: route ${pattern} names parameter :${name} where another route has :${current.param.name}`);
@@ -85,7 +98,7 @@ export class RouteTable {
   declared(pattern: string): string[] {
     let current: Node | undefined = this.root;
     for (const segment of pattern.split('/').filter(Boolean)) {
-      current = segment.startsWith(':') ? current.param?.node : current.statics.get(segment);
+      current = segment.startsWith(':') ? current.param?.node : segment.startsWith('*') ? current.rest?.node : current.statics.get(segment);
       if (!current) return [];
     }
     return current.methods ? [...current.methods.keys()] : [];
@@ -99,6 +112,7 @@ export class RouteTable {
       let end = path.indexOf('/', start);
       if (end === -1) end = path.length;
       const segment = path.slice(start, end);
+      const from = start;
       start = end + 1;
       if (segment === '') continue;
       const next: Node | undefined = current.statics.get(segment);
@@ -107,6 +121,10 @@ export class RouteTable {
       } else if (current.param) {
         (params ??= {})[current.param.name] = segment;
         current = current.param.node;
+      } else if (current.rest) {
+        (params ??= {})[current.rest.name] = path.slice(from);
+        current = current.rest.node;
+        break;
       } else {
         current = undefined;
       }

@@ -31,7 +31,7 @@ export function routeKey(prefix: string, method: HttpMethod, path: string): stri
  * openApiPath('/posts/:id/history'); // '/posts/{id}/history'
  */
 export function openApiPath(pattern: string): string {
-  return pattern.replace(/:([^/]+)/g, '{$1}');
+  return pattern.replace(/[:*]([^/]+)/g, '{$1}');
 }
 
 /** Descriptions of the tags the built-in contributions use; a model's tag is described by the model. */

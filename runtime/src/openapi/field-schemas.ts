@@ -89,6 +89,12 @@ export function responseFieldSchema(model: ModelMeta, field: FieldManifest): Sch
   return schema;
 }
 
+/** What a file field takes: in JSON the key of a stored file; the rules its files follow. */
+export function fileNote(field: FieldManifest): string {
+  const rules = [field.file!.maxSize !== undefined ? `at most ${field.file!.maxSize} bytes` : '', field.file!.accept ? `types ${field.file!.accept.join(', ')}` : ''].filter(Boolean);
+  return `A file: in JSON the key of a stored file (from POST /files); in a multipart body the file itself as a part named after the field${rules.length > 0 ? ` (${rules.join('; ')})` : ''}.`;
+}
+
 /** Encrypted fields are plain strings on the wire; the document says how they are stored (their blind index never appears). */
 const ENCRYPTED_NOTE = 'Stored encrypted (AES-256-GCM); cannot be filtered or sorted.';
 
@@ -103,7 +109,12 @@ export function requestFieldSchema(model: ModelMeta, field: FieldManifest, op: '
   const schema: Schema = { ...(body.properties?.[field.name] ?? {}) };
   if (field.writeonly) schema.writeOnly = true;
   if (op === 'create' && field.default !== undefined) schema.default = field.default;
-  const notes = [field.immutable && op === 'create' ? 'Set on create only; updates ignore it.' : '', field.unique || field.encrypted?.unique ? 'Unique.' : '', field.encrypted ? ENCRYPTED_NOTE : ''].filter(Boolean);
+  const notes = [
+    field.immutable && op === 'create' ? 'Set on create only; updates ignore it.' : '',
+    field.unique || field.encrypted?.unique ? 'Unique.' : '',
+    field.encrypted ? ENCRYPTED_NOTE : '',
+    field.file ? fileNote(field) : '',
+  ].filter(Boolean);
   if (notes.length > 0) schema.description = [schema.description, ...notes].filter(Boolean).join(' ');
   return schema;
 }

@@ -32,7 +32,7 @@ export class DocumentGenerator {
 
   /** Builds the document now, from the registry as it is. */
   build(): OpenApiDocument {
-    const served = (this.served ??= new Set(this.sources.routes.routes().map((r) => `${r.method} ${r.pattern}`)));
+    const served = (this.served ??= new Set(this.sources.routes.routes().map((r) => `${r.method} ${r.pattern.replace(/\/\*([^/]+)$/, '/:$1')}`)));
     return buildDocument({
       registry: this.sources.registry,
       config: this.sources.config,

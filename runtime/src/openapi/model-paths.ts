@@ -5,6 +5,7 @@
  * OPTIONS kinds; `optional-paths` the history, aggregate and export kinds.
  * Headless models contribute schemas only.
  */
+import { fileFieldsOf } from '../files/fields.js';
 import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { modelRoutes, type RouteKind, type RouteRow } from '../registry/model-routes.js';
@@ -26,6 +27,15 @@ export interface DocumentedRoute {
 export type RouteDocumenter = (doc: DocumentBuilder, model: ModelMeta, row: RouteRow) => DocumentedRoute;
 
 const json = (schema: Schema) => ({ 'application/json': { schema } });
+
+/** The multipart body of a model with file fields, when the server has file storage (else multipart is 501). */
+const form = (doc: DocumentBuilder, model: ModelMeta, op: 'create' | 'update'): Record<string, { schema: Schema }> =>
+  doc.config.files && fileFieldsOf(model).length > 0
+    ? { 'multipart/form-data': { schema: ref('schemas', op === 'create' ? schemaNames(model).createForm : schemaNames(model).updateForm) } }
+    : {};
+
+/** 415: a file part of a type its field does not accept. */
+const fileStatuses = (doc: DocumentBuilder, model: ModelMeta): string[] => (doc.config.files && fileFieldsOf(model).some((f) => f.file!.accept) ? ['415'] : []);
 
 const allowHeader = { Allow: { description: 'the methods this path answers', schema: { type: 'string' } } };
 
@@ -64,10 +74,10 @@ const create: RouteDocumenter = (doc, model, row) =>
     description: `Writes a new ${model.name} from the writable fields of the body (JSON, or multipart with file parts) and answers it with its id and timestamps. Fields left out take their default; id, timestamps, readonly and unknown keys are ignored. A rule a field breaks is 422 naming the field; a unique value already taken or a parent that does not exist is 409.`,
     tags: [model.name],
     ...(writeLocaleParameters(model).length > 0 ? { parameters: writeLocaleParameters(model) } : {}),
-    requestBody: { required: true, content: json(ref('schemas', schemaNames(model).create)) },
+    requestBody: { required: true, content: { ...json(ref('schemas', schemaNames(model).create)), ...form(doc, model, 'create') } },
     responses: {
       '201': { description: `the created ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },
-      ...doc.errors('400', '409', '413', '422', ...doc.commonStatuses(), '501'),
+      ...doc.errors('400', '409', '413', ...fileStatuses(doc, model), '422', ...doc.commonStatuses(), '501'),
     },
   });
 
@@ -95,10 +105,10 @@ const update: RouteDocumenter = (doc, model, row) => {
     description: `Writes the fields the body carries; keys left out keep their value, immutable, readonly and unknown keys are ignored. A body with no writable key answers the record unchanged.${model.options.optimisticLock ? ' With If-Match, a stale ETag is 412 and nothing is written.' : ''}`,
     tags: [model.name],
     parameters: [...ifMatch(model), ...writeLocaleParameters(model)],
-    requestBody: { required: true, content: json(ref('schemas', schemaNames(model).update)) },
+    requestBody: { required: true, content: { ...json(ref('schemas', schemaNames(model).update)), ...form(doc, model, 'update') } },
     responses: {
       '200': { description: `the updated ${model.name}`, headers: etagHeader(model), content: json(ref('schemas', schemaNames(model).envelope)) },
-      ...doc.errors('400', ...(singleton ? [] : ['404']), '409', ...lockStatuses(model), '413', '422', ...doc.commonStatuses(), '501'),
+      ...doc.errors('400', ...(singleton ? [] : ['404']), '409', ...lockStatuses(model), '413', ...fileStatuses(doc, model), '422', ...doc.commonStatuses(), '501'),
     },
   });
 };

@@ -8,7 +8,8 @@ import { TRUNCATED_KEY } from '../store/codec.js';
 import type { ResolvedLocales } from '../locale/options.js';
 import { localizedRequest, localizedResponses } from '../locale/openapi.js';
 import { localePlanOf, reachesLocalized } from '../locale/plan.js';
-import { requestFieldSchema, responseFieldSchema } from './field-schemas.js';
+import { fileNote, requestFieldSchema, responseFieldSchema } from './field-schemas.js';
+import { fileFieldsOf } from '../files/fields.js';
 import { ref, type Schema } from './types.js';
 import { computedOf } from '../computed/computed.js';
 
@@ -17,6 +18,8 @@ export const schemaNames = (model: ModelMeta) => ({
   record: model.name,
   create: `${model.name}Create`,
   update: `${model.name}Update`,
+  createForm: `${model.name}CreateForm`,
+  updateForm: `${model.name}UpdateForm`,
   selection: `${model.name}Selection`,
   envelope: `${model.name}Envelope`,
   readEnvelope: `${model.name}ReadEnvelope`,
@@ -157,12 +160,36 @@ export function historySchema(model: ModelMeta): Schema {
   };
 }
 
+/**
+ * A create or update body as `multipart/form-data`: the JSON body's fields as
+ * form values (numbers, booleans, arrays and objects as JSON text), each
+ * file field a binary part, or the key of a stored file.
+ */
+export function formSchema(model: ModelMeta, op: 'create' | 'update', locales: ResolvedLocales): Schema {
+  const body = bodySchema(model, op, locales);
+  const properties = { ...(body.properties as Record<string, Schema>) };
+  for (const field of fileFieldsOf(model)) {
+    if (!(field.name in properties)) continue;
+    properties[field.name] = {
+      type: 'string',
+      contentMediaType: 'application/octet-stream',
+      description: `${fileNote(field)} An empty value clears the field.`,
+    };
+  }
+  return { ...body, properties };
+}
+
 /** Every component schema of one model, by name. */
 export function modelSchemas(model: ModelMeta, locales: ResolvedLocales): Record<string, Schema> {
   const names = schemaNames(model);
   const schemas: Record<string, Schema> = { [names.record]: recordSchema(model, locales), [names.selection]: selectionSchema(model, locales) };
   if (!model.options.singleton) schemas[names.create] = bodySchema(model, 'create', locales);
   schemas[names.update] = bodySchema(model, 'update', locales);
+  // The operations reference the form bodies when the server has file storage.
+  if (fileFieldsOf(model).length > 0) {
+    if (!model.options.singleton) schemas[names.createForm] = formSchema(model, 'create', locales);
+    schemas[names.updateForm] = formSchema(model, 'update', locales);
+  }
   schemas[names.envelope] = envelopeSchema(model);
   schemas[names.readEnvelope] = envelopeSchema(model, readRecord(model));
   if (!model.options.singleton) schemas[names.page] = pageSchema(model);

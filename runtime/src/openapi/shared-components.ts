@@ -79,6 +79,7 @@ const responseNames: Record<ErrorStatus, string> = {
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
   415: 'UnsupportedMediaType',
+  416: 'RangeNotSatisfiable',
   417: 'ExpectationFailed',
   422: 'ValidationFailed',
   429: 'RateLimited',

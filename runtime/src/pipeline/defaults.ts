@@ -1,5 +1,5 @@
 import { mapDbError } from '../db/errors.js';
-import { ApiError } from '../errors/api-error.js';
+import { ApiError, type ValidationDetail } from '../errors/api-error.js';
 import { isMultipart, parseJsonObject, readBody } from '../http/body.js';
 import { type MultipartHandoff, readMultipart } from '../http/multipart.js';
 import { etagOf } from '../http/etag.js';
@@ -28,6 +28,12 @@ import { localizeQuery } from '../locale/query.js';
 import { requestLocaleOf } from '../locale/request.js';
 import { normalizeLocalizedBody } from '../locale/writes.js';
 import { computedOf, computedPlan } from '../computed/computed.js';
+import { type FileFields, fileFieldsOf } from '../files/fields.js';
+
+const NO_PROBLEMS: readonly ValidationDetail[] = [];
+
+/** The storable problems with a file field's key problems after them (no copy when there are none). */
+const withFileProblems = (storable: readonly ValidationDetail[], files: readonly ValidationDetail[]) => (files.length === 0 ? storable : [...storable, ...files]);
 
 export interface DefaultsOptions {
   bodyLimit: number;
@@ -39,6 +45,8 @@ export interface DefaultsOptions {
   observers: WriteObservers;
   /** The registered multipart parser; null answers multipart bodies 501 NO_STORAGE. */
   multipart?: MultipartHandoff | null;
+  /** File fields with their storage (the `files` setting); null without storage. */
+  files?: FileFields | null;
 }
 
 
@@ -92,10 +100,28 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
   /** `meta` of an envelope whose request resolved to a right-to-left locale, else null. */
   const directionOf = (view: ResponseView) => (view.locale?.direction(model) ? { _dir: 'rtl' as const } : null);
   // The map each localized field will store, worked out before validation and Validate-step hooks see the body.
-  const deserializeWrite = deserializeBody(
+  const readWrite = deserializeBody(
     options,
     localePlan ? (ctx) => ctx.body && normalizeLocalizedBody(ctx.body, localePlan, requestLocaleOf(ctx, options.locales)) : null,
   );
+  // File fields with storage (runtime/src/files): uploads a request stored stay only if its write commits.
+  const files = options.files && fileFieldsOf(model).length > 0 ? options.files : null;
+  const deserializeWrite: Hook = files
+    ? async (ctx, next) => {
+        try {
+          await readWrite(ctx, next);
+        } finally {
+          await files.settleUploads(ctx);
+        }
+      }
+    : readWrite;
+  /**
+   * The Validate step of create or update; with file storage, keys sent in
+   * file fields must name stored files first (422 details beside the
+   * schema's). Models without file fields stay synchronous.
+   */
+  const validateWrite = (check: (ctx: Context, problems: readonly ValidationDetail[]) => void | Promise<void>, keys: ModelMeta['createKeys']): Hook =>
+    files ? straight(async (ctx) => check(ctx, await files.keyProblems(ctx, model, ctx.body!, keys))) : straight((ctx) => check(ctx, NO_PROBLEMS));
   const storeOptions = (ctx: Context) => ({ signal: ctx.cancel, scope: ctx.scopeIfAny });
   const none: StepDefaults = { auth: null, deserialize: null, validate: null, service: null, db: null, response: null };
   // The ETag names the stored record, not a view of it: If-Match is compared with every visible field.
@@ -180,14 +206,14 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       return {
         ...none,
         deserialize: deserializeWrite,
-        validate: straight((ctx) => {
+        validate: validateWrite((ctx, fileProblems) => {
           const body = stripBody(ctx.body!, model.createKeys);
-          const problems = bodyProblems(model.validators.create, body, model, storableCreate(body, ctx.rawBody));
+          const problems = bodyProblems(model.validators.create, body, model, withFileProblems(storableCreate(body, ctx.rawBody), fileProblems));
           applyDefaults(body, model);
           ctx.body = body;
           // Validation hooks (write-rules.ts) judge the body with its defaults, in the same 422.
           return judgeWrite(ctx, model, body, problems, null);
-        }),
+        }, model.createKeys),
         db: straight(async (ctx) => {
           let record: RecordData;
           try {
@@ -197,6 +223,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           }
           if (computed) await computed(ctx, [record], [], null);
           ctx.result = record;
+          files?.keepUploads(ctx);
         }),
         response: straight((ctx) => {
           single(ctx, 201, ctx.result as RecordData);
@@ -206,22 +233,23 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       return {
         ...none,
         deserialize: deserializeWrite,
-        validate: straight((ctx) => {
+        validate: validateWrite((ctx, fileProblems) => {
           const body = stripBody(ctx.body!, model.updateKeys);
-          const problems = bodyProblems(model.validators.update, body, model, storableUpdate(body, ctx.rawBody));
+          const problems = bodyProblems(model.validators.update, body, model, withFileProblems(storableUpdate(body, ctx.rawBody), fileProblems));
           ctx.body = body;
           // Validation hooks judge the stored record with the patch over it, read only when a hook added a rule.
           if (!hasWriteRules(ctx)) return judgeWrite(ctx, model, body, problems, null);
           return judgeWrite(ctx, model, body, problems, () =>
             db(ctx, async () => store.findById(ctx.db, singleton ? await idOf(ctx) : pathId(ctx, model), storeOptions(ctx))),
           );
-        }),
+        }, model.updateKeys),
         db: straight(async (ctx) => {
           const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
           const record = await db(ctx, () => writes.update(ctx, id, { ...ctx.body }));
           if (!record) throw notFound(model, id);
           if (computed) await computed(ctx, [record], [], null);
           ctx.result = record;
+          files?.keepUploads(ctx);
         }),
         response: straight((ctx) => {
           single(ctx, 200, ctx.result as RecordData);

@@ -4,8 +4,12 @@ import type { Context } from './context.js';
 export const STEPS = ['auth', 'deserialize', 'validate', 'service', 'db', 'response'] as const;
 export type Step = (typeof STEPS)[number];
 
-/** Operations a hook can be scoped to. A HEAD request runs as the GET it mirrors. */
-export const OPS = ['list', 'read', 'create', 'update', 'delete', 'options', 'action', 'history'] as const;
+/**
+ * Operations a hook can be scoped to. A HEAD request runs as the GET it
+ * mirrors. `file` is the standalone file routes (upload, download, delete
+ * under `{prefix}/files`), which run Auth-step hooks and nothing else.
+ */
+export const OPS = ['list', 'read', 'create', 'update', 'delete', 'options', 'action', 'history', 'file'] as const;
 export type Op = (typeof OPS)[number];
 
 export const POSITIONS = ['before', 'after', 'replace'] as const;

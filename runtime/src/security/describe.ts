@@ -24,6 +24,14 @@ export interface StandaloneRoute {
   path: string;
   /** The explicit access flag: 'public' on purpose, or 'authenticated' when a guard protects it. */
   access?: 'public' | 'authenticated';
+  /**
+   * The operation its Auth-step hooks are scoped by (`file`): without an
+   * explicit `access`, an authenticator scoped onto it makes it
+   * 'authenticated', an allowAnonymous() 'public'.
+   */
+  op?: Op;
+  /** Scheme names of the authenticators that run for it (filled by describeSecurity). */
+  security?: string[];
 }
 
 /**
@@ -85,5 +93,15 @@ export function describeSecurity(
     ...descriptor,
     security: authenticatorNames([...(descriptor.public ? actionAuth.filter((h) => !skippedByPublicAction(h)) : actionAuth), ...own], schemes),
   }));
-  return { schemes, operations, actions: described, standalone: [...standalone] };
+  const routes = standalone.map((route) => {
+    if (!route.op) return { ...route };
+    const matching = auth.filter((e) => e.matches(null, route.op!));
+    const security = authenticatorNames(
+      matching.map((e) => e.hook),
+      schemes,
+    );
+    const access = route.access ?? (security.length > 0 ? 'authenticated' : matching.some((e) => hookMeta(e.hook)?.role === 'anonymous') ? 'public' : undefined);
+    return { ...route, security, ...(access ? { access } : {}) };
+  });
+  return { schemes, operations, actions: described, standalone: routes };
 }

@@ -43,7 +43,10 @@ export function productionProblems(input: ProductionInput): string[] {
     }
     for (const route of input.security.standalone) {
       if (route.access) continue;
-      problems.push(`${route.kind} route ${route.method} ${route.path} has no access flag: declare it public or put an authenticator in front of it`);
+      const how = route.op
+        ? `scope an authenticator onto it, e.g. app.use('auth', bearer({...}), { ops: ['${route.op}'] }), or declare it public with app.use('auth', allowAnonymous(), { ops: ['${route.op}'] })`
+        : 'declare it public or put an authenticator in front of it';
+      problems.push(`${route.kind} route ${route.method} ${route.path} has no access flag: ${how}`);
     }
   }
   const seen = new Set<unknown>();

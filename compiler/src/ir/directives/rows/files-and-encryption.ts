@@ -9,8 +9,8 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     name: 'file',
     summary: 'multipart file field; the column stores the storage key',
     docs: {
-      text: 'The field is a file: the column holds the storage key (a string) and creates and updates may send the file as a `multipart/form-data` part named after the field.',
-      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      text: 'The field is a file: the column holds the storage key (a string) and creates and updates may send the file as a `multipart/form-data` part named after the field (streamed to the server\'s file storage), or, in JSON, the key `POST /files` returned. See [Files](files.md).',
+      limits: 'Needs file storage (`createServer({ files: { storage } })` or `mfx serve --files DIR`): without it a multipart body is answered 501 `NO_STORAGE` and a JSON body\'s key is stored unchecked.',
       example: `export interface Attachment extends Model {
   /** @mfx file */
   document: string | null;
@@ -33,8 +33,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     summary: 'file size cap: bytes or a KB/MB/GB suffix',
     docs: {
       syntax: ['max_size:5MB'],
-      text: 'The largest file the field accepts: bytes, or a number with a `KB`, `MB` or `GB` suffix. Needs `file`.',
-      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      text: 'The largest file the field accepts: bytes, or a number with a `KB`, `MB` or `GB` suffix (413 `FILE_TOO_LARGE` over it, counted as the file streams). Needs `file`.',
       example: `export interface Photo extends Model {
   /** @mfx file, max_size:2MB */
   image: string | null;
@@ -51,8 +50,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     summary: 'allowed MIME patterns, e.g. image/*|application/pdf',
     docs: {
       syntax: ['accept:image/*|application/pdf'],
-      text: 'The MIME types the field accepts, `type/subtype` or `type/*`, separated by `|`. Needs `file`.',
-      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      text: 'The MIME types the field accepts, `type/subtype` or `type/*`, separated by `|`: the declared type and, where its leading bytes show one, the content\'s own type must both match (415 `FILE_TYPE_NOT_ALLOWED`). Needs `file`.',
       example: `export interface Scan extends Model {
   /** @mfx file, accept:image/png|image/jpeg|application/pdf */
   page: string | null;
@@ -74,8 +72,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     summary: 'auto_delete:false keeps the stored file when the row is deleted or the field replaced',
     docs: {
       syntax: ['auto_delete:false'],
-      text: '`auto_delete:false` keeps the stored file when its row is deleted or the field gets another file (by default the old file is removed). Needs `file`.',
-      limits: 'This version has no file storage of its own: a multipart body is handed to the parser an app registers with `app.multipartParser(...)`, and without one it is answered 501 `NO_STORAGE`; a JSON body carries the key as a string.',
+      text: '`auto_delete:false` keeps the stored file when its row is deleted or the field gets another file (by default the old file is removed once the write commits; a soft delete never removes files). Needs `file`.',
       example: `export interface Contract extends Model {
   /** @mfx file, auto_delete:false */
   signedCopy: string | null;
