@@ -20,8 +20,8 @@ export interface RequestedLocale {
 /** A request that names no locale. */
 export const NOTHING_REQUESTED: RequestedLocale = Object.freeze({ code: null, explicit: false });
 
-/** The supported form of a code (case-insensitive match), or null. */
-function supportedCode(code: string, locales: ResolvedLocales): string | null {
+/** The supported form of a code (case-insensitive match), or null; any code when `supported` is unset. */
+export function supportedCode(code: string, locales: ResolvedLocales): string | null {
   if (!locales.supported) return code;
   if (locales.supported.has(code)) return code;
   const lower = code.toLowerCase();
