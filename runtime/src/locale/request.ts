@@ -9,7 +9,7 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
 import type { ResolvedLocales } from './options.js';
 import { type LocalizedRule, localePlanOf, type ModelLocale } from './plan.js';
-import { isRtl, type LocaleMap, type RequestedLocale, requestedLocale, textOf } from './resolve.js';
+import { isRtl, type RequestedLocale, requestedLocale } from './resolve.js';
 
 export class RequestLocale {
   /** Chains with the requested locale in front, per rule, built on first use. */
@@ -60,23 +60,11 @@ export class RequestLocale {
   project(model: ModelMeta, out: RecordData, id: unknown): void {
     const { plan, chains } = this.rulesOf(model);
     if (!plan) return;
-    const rules = plan.rules;
-    for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i]!;
-      if (!(rule.name in out) || (rule.mode === 'dynamic' && !this.requested.explicit)) continue;
-      const stored = out[rule.name];
-      if (typeof stored === 'string') {
-        // A plain string left by older data: answered as it is, with no map to show.
-        if (!this.warned) {
-          this.warned = true;
-          this.onLegacy(model, rule.name, id);
-        }
-        if (rule.mode === 'split') out[rule.companion] = null;
-        continue;
-      }
-      const map = stored === null || stored === undefined ? null : (stored as LocaleMap);
-      out[rule.name] = map === null ? null : textOf(map, chains[i]!);
-      if (rule.mode === 'split') out[rule.companion] = map;
+    const legacy = plan.localize(out, chains, this.requested.explicit);
+    // A plain string left by older data: logged once per request.
+    if (legacy !== null && !this.warned) {
+      this.warned = true;
+      this.onLegacy(model, legacy, id);
     }
   }
 
