@@ -141,12 +141,9 @@ export function listParameters(model: ModelMeta, registry: Registry): (Parameter
     params.push({
       name: 'sort',
       in: 'query',
-      description: [
-        'repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id.',
-        sorts.anyLocalized ? "A localized field sorts by the text of the request's locale; `<field>.<locale>:asc` sorts by that locale's text (a code outside the supported locales is 400)." : '',
-      ]
-        .filter(Boolean)
-        .join(' '),
+      description: `repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id${
+        sorts.anyLocalized ? ". A localized field sorts by the text of the request's locale; `<field>.<locale>:asc` sorts by that locale's text (a code outside the supported locales is 400)" : ''
+      }`,
       style: 'form',
       explode: true,
       schema: { type: 'array', items: sortItems(sorts) },
