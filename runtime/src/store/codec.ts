@@ -57,7 +57,8 @@ function buildDecoder(model: ModelMeta, dialect: Dialect, encryption: ModelEncry
  * JSON text), for values read apart from a record: aggregate group columns.
  */
 export function valueDecoder(field: FieldManifest, dialect: Dialect): (value: unknown) => unknown {
-  const read = new Function('safeJson', `return function (row) { return ${decodeExpression(field, dialect)}; }`)(safeJson) as (row: Row) => unknown;
+  // Encrypted fields are never aggregated (docs/decisions.md, issue 19), so none is opened here.
+  const read = new Function('safeJson', `return function (row) { return ${decodeExpression(field, dialect, -1)}; }`)(safeJson) as (row: Row) => unknown;
   const column = field.column;
   return (value) => read({ [column]: value });
 }
