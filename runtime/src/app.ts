@@ -32,6 +32,7 @@ import { CursorCodec } from './query/cursor.js';
 import type { TableSpec } from './sql/schema.js';
 import { ModelStore } from './store/model-store.js';
 import { fieldKeyIds, installEncryption } from './security/encryption/fields.js';
+import { DEFAULT_DECRYPTION_CACHE_BYTES } from './security/encryption/plaintext-cache.js';
 import { Keyring } from './security/encryption/keyring.js';
 import { type ActionDefinition, describeAction } from './actions/action.js';
 import { ActionRegistry } from './actions/registry.js';
@@ -446,7 +447,7 @@ export class App {
     this.computedFields.install(this.registry);
     for (const { observer, model } of this.rollupSet.observers(this.registry)) this.observers.add(observer, [model]);
     // Encrypted fields: keys checked and each model's encryption installed before its store and codec are built.
-    installEncryption(this.registry.all(), this.syncKeyring(), this.log);
+    installEncryption(this.registry.all(), this.syncKeyring(), this.log, this.config.decryptionCache ?? DEFAULT_DECRYPTION_CACHE_BYTES);
     for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
     const entries = this.pipeline.registered();
     const actionGroups = this.actionRegistry.all.map((a): RegisteredHook[] => [

@@ -250,6 +250,15 @@ describe('OpenAPI document of the kitchen-sink fixture (every directive)', () =>
     assert.ok(params.includes('#/components/parameters/locale'));
     assert.ok(params.includes('cursor'));
   });
+
+  it('sort takes <field>.<locale> of a sortable localized field by pattern when every locale code is accepted', () => {
+    const sort = doc.paths['/catalogue_items'].get.parameters.find((p: any) => p.name === 'sort');
+    const [listed, localized] = sort.schema.items.anyOf;
+    assert.ok(listed.enum.includes('title:asc') && listed.enum.includes('name:desc'));
+    const pattern = new RegExp(localized.pattern);
+    for (const value of ['title.de:asc', 'title.pt-BR:desc', 'title.fr']) assert.match(value, pattern);
+    for (const value of ['name.de:asc', 'title.d_e:asc', 'title.de:up', 'xtitle.de:asc']) assert.doesNotMatch(value, pattern);
+  });
 });
 
 describe('Documentation configuration', () => {

@@ -133,6 +133,66 @@ eachBackend('encrypted fields', (backend) => {
     await server.app.db.raw('DELETE FROM patients WHERE id = ?', [created.id]);
   });
 
+  it('never answers the blind index: select, filter and sort refuse it as an unknown field, and a body cannot set it', async () => {
+    const created = await create({ name: 'Hmac', ssn: '121-21-2121' });
+    const [row] = await raw('SELECT ssn_hmac FROM patients WHERE id = ?', [created.id]);
+    const cases: [string, string][] = [
+      ['select=ssn_hmac', 'select names unknown field "ssn_hmac" of Patient; selectable: id, name, ssn, notes, card, created_at, updated_at'],
+      ['filter=ssn_hmac:eq:x', '"ssn_hmac" is not a field of Patient; filterable fields: name'],
+      ['sort=ssn_hmac:asc', '"ssn_hmac" is not a field of Patient; sortable fields: name'],
+      ['filter=ssn:eq:121-21-2121', '"ssn" of Patient is encrypted, and encrypted fields cannot be filtered'],
+      ['sort=notes:desc', '"notes" of Patient is encrypted, and encrypted fields cannot be sorted'],
+    ];
+    for (const [query, message] of cases) {
+      const res = await server.request('GET', `/patients?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.deepEqual(res.body, { error: { code: 'INVALID_QUERY', message } }, query);
+    }
+    const read = await server.request('GET', `/patients/${created.id}?select=ssn_hmac`);
+    assert.equal(read.status, 400);
+    assert.equal(read.body.error.message, 'select names unknown field "ssn_hmac" of Patient; selectable: id, name, ssn, notes, card, created_at, updated_at');
+    // A body naming the column is not a field either: the stored index is the value's own.
+    const forged = await server.request('POST', '/patients', { body: { name: 'Forged', ssn: '131-31-3131', ssn_hmac: '0'.repeat(64) } });
+    assert.equal(forged.status, 201, forged.text);
+    assert.equal('ssn_hmac' in forged.body.data, false);
+    const [stored] = await raw('SELECT ssn_hmac FROM patients WHERE id = ?', [forged.body.data.id]);
+    assert.match(String(stored!.ssn_hmac), /^[0-9a-f]{64}$/);
+    assert.notEqual(stored!.ssn_hmac, '0'.repeat(64));
+    const patched = await server.request('PATCH', `/patients/${created.id}`, { body: { ssn_hmac: '0'.repeat(64) } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(await raw('SELECT ssn_hmac FROM patients WHERE id = ?', [created.id]), [row]);
+    for (const res of [forged, patched]) assert.equal(res.text.includes('hmac'), false);
+  });
+
+  it('decrypts every record a list, an include of either direction and a write answer carry, cached or not', async () => {
+    const a = await create({ name: 'Cached A', ssn: '141-41-4141', notes: 'note a', card: CARD });
+    const b = await create({ name: 'Cached B', ssn: '151-51-5151', notes: null });
+    for (const [patient, reason] of [
+      [a, 'first'],
+      [a, 'second'],
+      [b, 'third'],
+    ] as const) {
+      assert.equal((await server.request('POST', '/visits', { body: { reason, patientId: patient.id } })).status, 201);
+    }
+    for (let round = 0; round < 2; round++) {
+      const listed = await server.request('GET', '/patients?filter=name:starts_with:Cached&sort=name:asc&include=visits');
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(
+        listed.body.data.map((p: { ssn: string; notes: string | null; card: string | null; visits: unknown[] }) => [p.ssn, p.notes, p.card, p.visits.length]),
+        [
+          ['141-41-4141', 'note a', CARD, 2],
+          ['151-51-5151', null, null, 1],
+        ],
+      );
+      const visits = await server.request('GET', `/visits?filter=patientId:eq:${a.id}&include=patient`);
+      assert.deepEqual(visits.body.data.map((v: { patient: { ssn: string; notes: string } }) => [v.patient.ssn, v.patient.notes]), [
+        ['141-41-4141', 'note a'],
+        ['141-41-4141', 'note a'],
+      ]);
+      assert.equal(JSON.stringify([listed.body, visits.body]).includes('enc:'), false, 'no envelope is answered');
+    }
+  });
+
   it('answers a value stored before the field was encrypted as stored, with a warning naming model, id and field', async () => {
     const created = await create({ name: 'Legacy', ssn: '888-88-8888' });
     await server.app.db.raw('UPDATE patients SET notes = ? WHERE id = ?', ['written in clear', created.id]);
@@ -218,8 +278,51 @@ describe('encrypted fields at startup', () => {
   });
 });
 
+eachBackend('encrypted fields without the decryption cache', (backend) => {
+  const server = useServer(backend, { fixture: 'fields', config: { keyProvider: staticKeyProvider({ keys: testKeys() }), decryptionCache: 0 } });
+
+  it('decrypts on every read, and still answers DECRYPTION_ERROR for a value tampered after it was read', async () => {
+    const created = await server.request('POST', '/patients', { body: { name: 'Uncached', ssn: '161-61-6161', notes: NOTES } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', `/patients/${id}`)).body.data.notes, NOTES);
+    const [row] = await server.app.db.raw('SELECT notes FROM patients WHERE id = ?', [id]);
+    const bytes = Buffer.from(String(row!.notes).slice(4), 'base64');
+    bytes[bytes.length - 1]! ^= 1;
+    await server.app.db.raw('UPDATE patients SET notes = ? WHERE id = ?', [`enc:${bytes.toString('base64')}`, id]);
+    const res = await server.request('GET', `/patients/${id}`);
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.body, { error: { code: 'DECRYPTION_ERROR', message: 'internal server error' } });
+  });
+});
+
+describe('the decryptionCache setting', () => {
+  it('refuses anything but a whole number of bytes, naming the setting', () => {
+    for (const value of [-1, 1.5, Number.NaN, '8MB']) {
+      assert.throws(() => createServer({ handleSignals: false, decryptionCache: value as number }), {
+        name: 'ConfigError',
+        message: `mfx: decryptionCache must be a whole number of bytes, 0 or more (0 turns the cache off), got ${JSON.stringify(value)}`,
+      });
+    }
+  });
+});
+
 eachBackend('encrypted fields in the OpenAPI document', (backend) => {
   const server = useServer(backend, { fixture: 'fields', config: { keyProvider: staticKeyProvider({ keys: testKeys() }) } });
+
+  it('offers encrypted fields to neither filter nor sort, and leaves them out of the history entry', async () => {
+    const doc = (await server.request('GET', '/openapi.json')).body;
+    const list = doc.paths['/patients'].get.parameters;
+    const filter = list.find((p: { name?: string }) => p.name === 'filter');
+    assert.match(filter.description, /Filterable fields: name \(string\)\./);
+    const sort = list.find((p: { name?: string }) => p.name === 'sort');
+    assert.deepEqual(sort.schema.items.enum, ['name:asc', 'name:desc']);
+    const select = list.find((p: { name?: string }) => p.name === 'select');
+    assert.deepEqual(select.schema.items.enum, ['id', 'name', 'ssn', 'notes', 'card', 'created_at', 'updated_at']);
+    const history = JSON.stringify(Object.entries(doc.components.schemas).filter(([name]) => /^Patient.*History/.test(name)));
+    assert.notEqual(history, '[]', 'Patient is versioned: its history is documented');
+    for (const field of ['"ssn"', '"notes"', '"card"', 'hmac']) assert.equal(history.includes(field), false, `history documents ${field}`);
+  });
 
   it('shows an encrypted field as a plain string with a note, and never the blind-index column', async () => {
     const doc = (await server.request('GET', '/openapi.json')).body;

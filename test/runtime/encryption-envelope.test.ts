@@ -1,12 +1,14 @@
 // The encrypted stored form and the key providers (issue 17): the envelope
 // round-trips, equal plaintexts differ, a tampered or relabelled envelope and
 // an unknown key fail authentication, keys must be exactly 32 bytes, and
-// the environment provider reads the spec's variable names.
+// the environment provider reads the spec's variable names; the bounds of
+// the decryption cache.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { blindIndex, EnvelopeError, open, parseEnvelope, seal } from '../../runtime/src/security/encryption/envelope.js';
 import { envKeyProvider, keyVariable, staticKeyProvider } from '../../runtime/src/security/encryption/keys.js';
+import { PlaintextCache } from '../../runtime/src/security/encryption/plaintext-cache.js';
 
 const key = randomBytes(32);
 const other = randomBytes(32);
@@ -85,5 +87,26 @@ describe('key providers', () => {
     assert.deepEqual(await provider.key('default'), key);
     assert.deepEqual(await provider.key('index'), other);
     assert.deepEqual(provider.keyIds?.(), ['default', 'index']);
+  });
+});
+
+describe('the decryption cache', () => {
+  const entry = (envelope: string, plaintext: string) => 2 * (envelope.length + plaintext.length) + 96;
+
+  it('keeps what it is given up to its budget, evicting the oldest first, and never a value over 1/16 of it', () => {
+    const one = entry('enc:0001', 'value 1');
+    const cache = new PlaintextCache(one * 16);
+    for (let i = 1; i <= 16; i++) cache.set(`enc:${String(i).padStart(4, '0')}`, `value ${i % 10}`);
+    assert.equal(cache.size.entries, 16);
+    assert.ok(cache.size.bytes <= one * 16);
+    cache.set('enc:0017', 'value 7');
+    assert.equal(cache.get('enc:0001'), undefined, 'the oldest went first');
+    assert.equal(cache.get('enc:0002'), 'value 2');
+    assert.equal(cache.get('enc:0017'), 'value 7');
+    assert.ok(cache.size.bytes <= one * 16);
+    const big = 'x'.repeat(one);
+    cache.set('enc:big', big);
+    assert.equal(cache.get('enc:big'), undefined, 'a value over 1/16 of the budget is not kept');
+    assert.equal(cache.size.entries, 16);
   });
 });

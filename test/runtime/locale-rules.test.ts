@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FieldManifest } from '../../runtime/src/manifest/types.js';
 import { resolveLocales } from '../../runtime/src/locale/options.js';
-import { isRtl, localeChain, localeMode, requestedLocale, resolveText, storedMap } from '../../runtime/src/locale/resolve.js';
+import { isRtl, localeChain, localeMode, requestedLocale, storedMap, textOf } from '../../runtime/src/locale/resolve.js';
 
 const locales = resolveLocales({ supported: ['en', 'de', 'pt-BR', 'ar'], fromHeader: true, rtl: ['ar'] });
 const field = (locale: FieldManifest['locale'] = {}) => ({ name: 'title', locale }) as FieldManifest;
@@ -55,11 +55,9 @@ describe('modes and the chain', () => {
   it('chain: requested, field default_locale, model default, app default; the first non-empty wins, then any', () => {
     const chain = localeChain({ code: 'ar', explicit: true }, field({ defaultLocale: 'pt-BR' }), 'de', locales);
     assert.deepEqual(chain, ['ar', 'pt-BR', 'de', 'en']);
-    assert.deepEqual(resolveText({ ar: '', 'pt-BR': 'Olá', en: 'Hello' }, chain), { text: 'Olá', locale: 'pt-BR', scalar: false });
-    assert.deepEqual(resolveText({ fr: 'Bonjour' }, chain), { text: 'Bonjour', locale: 'fr', scalar: false });
-    assert.deepEqual(resolveText({}, chain), { text: null, locale: null, scalar: false });
-    assert.deepEqual(resolveText(null, chain), { text: null, locale: null, scalar: false });
-    assert.deepEqual(resolveText('legacy text', chain), { text: 'legacy text', locale: null, scalar: true });
+    assert.equal(textOf({ ar: '', 'pt-BR': 'Olá', en: 'Hello' }, chain), 'Olá');
+    assert.equal(textOf({ fr: 'Bonjour' }, chain), 'Bonjour');
+    assert.equal(textOf({}, chain), null);
   });
 
   it('writes: the companion map wins, a bare string stores only the effective locale, a map as it is', () => {

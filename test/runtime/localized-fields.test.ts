@@ -200,6 +200,74 @@ eachBackend('localized fields', (backend) => {
     assert.deepEqual(await order('sort=summary:asc&locale=de'), [a.id, b.id]);
   });
 
+  it('sort=name.<locale> orders by that key whatever the request locale, on the model and through a relation', async () => {
+    const s = slug();
+    const a = await create({ title: { en: 'Apple', de: 'Zitrone', fr: 'Citron' }, slug: s });
+    const b = await create({ title: { en: 'Banana', de: 'Apfel' }, slug: s });
+    const order = async (query: string) => {
+      const res = await server.request('GET', `/articles?filter=slug:eq:${s}&${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.map((r: { id: string }) => r.id);
+    };
+    assert.deepEqual(await order('sort=title.de:asc'), [b.id, a.id]);
+    assert.deepEqual(await order('sort=title.de:asc&locale=en'), [b.id, a.id], 'the key named wins over ?locale=');
+    assert.deepEqual(await order('sort=title.de:desc'), [a.id, b.id]);
+    assert.deepEqual(await order('sort=title.DE'), [b.id, a.id], 'ascending by default; the code matched ignoring case');
+    assert.deepEqual(await order('sort=title.fr:asc'), [a.id, b.id], 'a map without the key sorts last ascending');
+    assert.deepEqual(await order('sort=title.fr:desc'), [b.id, a.id], 'and first descending');
+    assert.deepEqual(await order('sort=title.en:desc&locale=de'), [b.id, a.id]);
+    for (const [article, text] of [
+      [a, 'on a'],
+      [b, 'on b'],
+    ] as const) {
+      const comment = await server.request('POST', '/comments', { body: { text, articleId: article.id } });
+      assert.equal(comment.status, 201, comment.text);
+    }
+    const comments = await server.request('GET', `/comments?filter=article.slug:eq:${s}&sort=article.title.de:asc`);
+    assert.equal(comments.status, 200, comments.text);
+    assert.deepEqual(comments.body.data.map((c: { text: string }) => c.text), ['on b', 'on a']);
+  });
+
+  it('the document lists name.<locale>:asc|desc for each supported locale of a sortable localized field, also through a relation', async () => {
+    const doc = (await server.request('GET', '/openapi.json')).body;
+    const sortOf = (path: string) => doc.paths[path].get.parameters.find((p: { name?: string }) => p.name === 'sort');
+    const articles = sortOf('/articles');
+    for (const value of ['title:asc', 'title.de:asc', 'title.ar:desc', 'summary.fr:asc', 'slug:desc']) assert.ok(articles.schema.items.enum.includes(value), value);
+    assert.equal(articles.schema.items.enum.includes('body.de:asc'), false, 'body is not sortable');
+    assert.match(articles.description, /`<field>\.<locale>:asc` sorts by that locale's text/);
+    assert.ok(sortOf('/comments').schema.items.enum.includes('article.title.de:desc'));
+  });
+
+  it('sort=name.<locale> with an unsupported or malformed code is 400 INVALID_QUERY in the form of an unknown field', async () => {
+    const unknown = await server.request('GET', '/articles?sort=nope:asc');
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.code, 'INVALID_QUERY');
+    assert.equal(unknown.body.error.message, '"nope" is not a field of Article; sortable fields: title, summary, slug');
+    const unsupported = await server.request('GET', '/articles?sort=title.it:asc&locale=de');
+    assert.equal(unsupported.status, 400);
+    assert.equal(unsupported.body.error.code, 'INVALID_QUERY');
+    assert.equal(
+      unsupported.body.error.message,
+      '"title.it" is not a field of Article: "it" is not a supported locale (en, de, fr, ar); sort by title.<locale> with one of them; sortable fields: title, summary, slug',
+    );
+    const malformed = await server.request('GET', `/articles?sort=${encodeURIComponent("title.d'e:asc")}`);
+    assert.equal(malformed.status, 400);
+    assert.equal(malformed.body.error.code, 'INVALID_QUERY');
+    assert.equal(malformed.body.error.message, `"title.d'e" is not a field of Article: "d'e" is not a locale code (such as en, de or pt-BR); sortable fields: title, summary, slug`);
+    const nested = await server.request('GET', '/comments?sort=article.title.it:desc');
+    assert.equal(nested.status, 400);
+    assert.equal(
+      nested.body.error.message,
+      '"article.title.it" is not a field of Article: "it" is not a supported locale (en, de, fr, ar); sort by title.<locale> with one of them; sortable fields: title, summary, slug',
+    );
+    const notSortable = await server.request('GET', '/articles?sort=body.de:asc');
+    assert.equal(notSortable.status, 400);
+    assert.equal(notSortable.body.error.message, '"body.de" of Article is not sortable; add the sortable directive to the field');
+    const filter = await server.request('GET', '/articles?filter=title.d_e:eq:x');
+    assert.equal(filter.status, 400);
+    assert.equal(filter.body.error.message, '"title.d_e" is not a field of Article: "d_e" is not a locale code (such as en, de or pt-BR); filterable fields: title, summary, body, slug');
+  });
+
   it('validate.requiredLocales: 422 MISSING_LOCALE naming field.locale for an absent or empty locale, on create and update, writing nothing', async () => {
     const count = async () => (await server.request('GET', '/pages?limit=1')).body.meta.total;
     const before = await count();

@@ -91,6 +91,12 @@ describe('one row drives default, environment and flag', () => {
     assert.deepEqual(flagged.server, { pathPrefix: '/v1' });
   });
 
+  it('--decryption-cache sets the bytes of the decryption cache (0 turns it off)', () => {
+    assert.equal(readCommandLine('serve', [], {}).server.decryptionCache, undefined);
+    assert.equal(readCommandLine('serve', ['--decryption-cache', '0'], {}).server.decryptionCache, 0);
+    assert.equal(readCommandLine('serve', ['--decryption-cache', '1048576'], {}).server.decryptionCache, 1048576);
+  });
+
   it('X-Read-Primary is honoured by default; --no-read-primary-header turns it off', () => {
     assert.equal(createServer({ handleSignals: false }).config.readPrimaryHeader, true);
     const { server } = readCommandLine('serve', ['--no-read-primary-header'], {});
@@ -149,7 +155,7 @@ describe('one row drives default, environment and flag', () => {
     const text = usage('serve');
     assert.match(
       text,
-      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\] \[--files DIR\]\n/,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\] \[--files DIR\] \[--decryption-cache BYTES\]\n/,
     );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);

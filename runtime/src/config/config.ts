@@ -100,6 +100,12 @@ export interface ServerConfig {
   keyProvider?: KeyProvider;
   /** File storage for file fields and the `/files` routes, and the multipart upload limit (default 32 MB). */
   files?: FilesConfig;
+  /**
+   * The most memory, in bytes, kept for recently decrypted values of
+   * encrypted fields, by envelope text (default 8 MiB; 0 turns it off: every
+   * read decrypts). See docs/encryption.md.
+   */
+  decryptionCache?: number;
 }
 
 /** The configuration with every default filled in. */

@@ -12,6 +12,7 @@ import type { KeyProvider } from '../security/encryption/keys.js';
 import { diskStorage } from '../files/disk.js';
 import type { FilesConfig } from '../files/fields.js';
 import { DEFAULT_MULTIPART_LIMIT } from '../http/multipart.js';
+import { DEFAULT_DECRYPTION_CACHE_BYTES } from '../security/encryption/plaintext-cache.js';
 import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
 import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
@@ -137,6 +138,11 @@ function checkFiles(files: FilesConfig): FilesConfig {
     throw new ConfigError(`files.maxUploadBytes must be a positive whole number of bytes, got ${String(files.maxUploadBytes)}`);
   }
   return { storage: files.storage, maxUploadBytes };
+}
+
+function checkCacheBytes(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigError(`decryptionCache must be a whole number of bytes, 0 or more (0 turns the cache off), got ${JSON.stringify(bytes)}`);
+  return bytes;
 }
 
 function checkPort(port: number): number {
@@ -368,6 +374,14 @@ export const settings = {
     commands: ['serve', 'openapi'],
     flag: option('files', 'DIR', (raw): FilesConfig => ({ storage: diskStorage({ dir: raw }) })),
     check: checkFiles,
+  },
+  decryptionCache: {
+    scope: 'server',
+    doc: 'the most memory, in bytes, kept for recently decrypted values of encrypted fields, keyed by their envelope (plaintexts stay in memory while cached); 0 turns it off and every read decrypts',
+    default: DEFAULT_DECRYPTION_CACHE_BYTES,
+    check: checkCacheBytes,
+    commands: ['serve'],
+    flag: option('decryption-cache', 'BYTES', integer(0, Number.MAX_SAFE_INTEGER)),
   },
 } satisfies Rows<ServerConfig, 'server'> & Rows<CommandOptions, 'command'>;
 

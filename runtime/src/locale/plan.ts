@@ -9,7 +9,7 @@ import type { FieldManifest, LocaleMode } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { ConfigError } from '../errors/api-error.js';
 import type { ResolvedLocales } from './options.js';
-import { localeChain, localeMode, NOTHING_REQUESTED } from './resolve.js';
+import { localeChain, localeMode, NOTHING_REQUESTED, textOf } from './resolve.js';
 
 /** One localized field of a model, as every request of the app treats it. */
 export interface LocalizedRule {
@@ -22,6 +22,14 @@ export interface LocalizedRule {
   readonly base: readonly string[];
 }
 
+/**
+ * Rewrites the localized fields of one projected record into their modes'
+ * shapes (RequestLocale.project): `chains` in rule order, `explicit` when
+ * the request has `?locale=`. Answers the first field that held a plain
+ * string left by older data (answered as it is), or null.
+ */
+export type Localize = (out: Record<string, unknown>, chains: readonly (readonly string[])[], explicit: boolean) => string | null;
+
 export interface ModelLocale {
   readonly model: ModelMeta;
   /** Localized fields of the model, in declaration order. */
@@ -29,6 +37,31 @@ export interface ModelLocale {
   readonly byName: ReadonlyMap<string, LocalizedRule>;
   /** The envelope's locale without a requested one: the model's default, else the app's. */
   readonly fallback: string;
+  /** The model's rewrite of a projected record, generated once (see buildLocalize). */
+  readonly localize: Localize;
+}
+
+/**
+ * Generates a model's Localize: straight-line code naming each field and
+ * companion (names come from the registry, quoted with JSON.stringify), so
+ * every record a response shows takes the same property accesses and the
+ * same shape, instead of keyed accesses by a rule's name per row.
+ */
+function buildLocalize(rules: readonly LocalizedRule[]): Localize {
+  const body = rules.map((rule, i) => {
+    const name = JSON.stringify(rule.name);
+    const companion = JSON.stringify(rule.companion);
+    const split = rule.mode === 'split';
+    return [
+      `if (${rule.mode === 'dynamic' ? 'explicit && ' : ''}${name} in out) {`,
+      `  const stored = out[${name}];`,
+      // A plain string left by older data is answered as it is, with no map to show.
+      `  if (typeof stored === 'string') { legacy ??= ${name};${split ? ` out[${companion}] = null;` : ''} }`,
+      `  else { const map = stored == null ? null : stored; out[${name}] = map === null ? null : textOf(map, chains[${i}]);${split ? ` out[${companion}] = map;` : ''} }`,
+      '}',
+    ].join('\n');
+  });
+  return new Function('textOf', `return function localize(out, chains, explicit) {\nlet legacy = null;\n${body.join('\n')}\nreturn legacy;\n};`)(textOf) as Localize;
 }
 
 const plans = new WeakMap<ModelMeta, ModelLocale | null>();
@@ -55,7 +88,7 @@ export function localePlanOf(model: ModelMeta, locales: ResolvedLocales): ModelL
         base: localeChain(NOTHING_REQUESTED, field, model.options.defaultLocale, locales),
       }),
     );
-    plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default };
+    plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default, localize: buildLocalize(rules) };
   }
   plans.set(model, plan);
   return plan;

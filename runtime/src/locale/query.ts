@@ -2,37 +2,41 @@
  * Filters and sorts on localized fields (spec, "Localized string fields"):
  * in split and resolve modes they read the effective locale's key of the
  * map, text operators matching it case-insensitively; `name.<locale>:op:v`
- * names the key; dynamic mode without `?locale=` reads the raw column. The
+ * and `sort=name.<locale>:asc` name the key; dynamic mode without `?locale=` reads the raw column. The
  * SQL that reads a key is the dialect's (`localeText`), the key bound as a
  * parameter.
  */
 import type { FieldManifest } from '../manifest/types.js';
-import type { FilterClause, ListQuery } from '../query/types.js';
+import { invalidQuery, notAField, quote } from '../query/messages.js';
+import type { FilterClause, ListQuery, SortKey } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { SqlBuilder } from '../sql/builder.js';
 import { localePlanOf } from './plan.js';
 import type { RequestLocale } from './request.js';
-import { requestedLocale } from './resolve.js';
+import { requestedLocale, supportedCode } from './resolve.js';
 
 /** A locale code as a filter key may name it (the shape the locale options accept). */
 const CODE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 
 /**
  * `title.de` → `{ name: 'title', locale: 'de' }` when `title` (through
- * relations if dotted further) is a localized field; null otherwise, so the
- * name is read as usual.
+ * relations if dotted further) is a visible localized field; null
+ * otherwise, so the name is read as usual. A suffix that is no locale code
+ * is a 400 in the form of an unknown field's, naming the code.
  */
-export function explicitLocaleKey(model: ModelMeta, dotted: string): { name: string; locale: string } | null {
+export function explicitLocaleKey(model: ModelMeta, dotted: string, use: 'filterable' | 'sortable'): { name: string; locale: string } | null {
   const at = dotted.lastIndexOf('.');
   if (at <= 0) return null;
   const locale = dotted.slice(at + 1);
-  if (!CODE.test(locale)) return null;
   const name = dotted.slice(0, at);
   const parts = name.split('.');
   const fieldName = parts.pop()!;
   let owner: ModelMeta | undefined = model;
   for (const key of parts) owner = owner?.target(key)?.target;
-  return owner?.field(fieldName)?.type === 'localized' ? { name, locale } : null;
+  const field = owner?.field(fieldName);
+  if (!owner || field?.type !== 'localized' || !owner.roles(field).visible) return null;
+  if (!CODE.test(locale)) throw invalidQuery(notAField(owner, quote(dotted), use, `${quote(locale)} is not a locale code (such as en, de or pt-BR)`));
+  return { name, locale };
 }
 
 const asText = new WeakMap<FieldManifest, FieldManifest>();
@@ -74,9 +78,22 @@ export function localizeQuery(model: ModelMeta, query: ListQuery, locale: Reques
   }
   for (const sort of query.sorts) {
     if (sort.field.type !== 'localized') continue;
-    const key = keyFor(model, sort.path, sort.field, locale);
+    const key = sort.localeKey !== undefined ? sortKey(model, sort, locale) : keyFor(model, sort.path, sort.field, locale);
     if (key !== null) sort.locale = key;
   }
+}
+
+/**
+ * The key of `name.<locale>:asc`: the supported code it names (case
+ * forgiven); a code outside `locales.supported` is a 400 in the form of an
+ * unknown field's, since no stored map can hold it.
+ */
+function sortKey(model: ModelMeta, sort: SortKey, locale: RequestLocale): string {
+  const code = supportedCode(sort.localeKey!, locale.locales);
+  if (code !== null) return code;
+  const label = quote([...sort.path, sort.field.name, sort.localeKey].join('.'));
+  const supported = [...locale.locales.supported!].join(', ');
+  throw invalidQuery(notAField(ownerOf(model, sort.path), label, 'sortable', `${quote(sort.localeKey!)} is not a supported locale (${supported}); sort by ${sort.field.name}.<locale> with one of them`));
 }
 
 /**

@@ -8,12 +8,15 @@ import type { Context } from '../pipeline/context.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
 import type { ResolvedLocales } from './options.js';
-import { type LocalizedRule, localePlanOf } from './plan.js';
-import { isRtl, type RequestedLocale, requestedLocale, resolveText } from './resolve.js';
+import { type LocalizedRule, localePlanOf, type ModelLocale } from './plan.js';
+import { isRtl, type RequestedLocale, requestedLocale } from './resolve.js';
 
 export class RequestLocale {
   /** Chains with the requested locale in front, per rule, built on first use. */
   private chains: Map<LocalizedRule, readonly string[]> | null = null;
+  /** The model `project` last saw and its rules' chains, in rule order: a response shows one model's records, row after row. */
+  private lastModel: ModelMeta | null = null;
+  private lastRules: { plan: ModelLocale | null; chains: (readonly string[])[] } = { plan: null, chains: [] };
   private warned = false;
 
   constructor(
@@ -38,6 +41,16 @@ export class RequestLocale {
     return chain;
   }
 
+  /** The plan of a model with this request's chain of each rule, worked out once per model a request shows. */
+  private rulesOf(model: ModelMeta): { plan: ModelLocale | null; chains: (readonly string[])[] } {
+    if (model !== this.lastModel) {
+      const plan = localePlanOf(model, this.locales);
+      this.lastModel = model;
+      this.lastRules = { plan, chains: plan ? plan.rules.map((rule) => this.chain(rule)) : [] };
+    }
+    return this.lastRules;
+  }
+
   /**
    * Rewrites the localized fields of a projected record (`out`, already
    * limited to visible and selected fields) into the shapes of their modes:
@@ -45,19 +58,13 @@ export class RequestLocale {
    * dynamic, the string with `?locale=`, else the map as stored.
    */
   project(model: ModelMeta, out: RecordData, id: unknown): void {
-    const plan = localePlanOf(model, this.locales);
+    const { plan, chains } = this.rulesOf(model);
     if (!plan) return;
-    for (const rule of plan.rules) {
-      if (!(rule.name in out)) continue;
-      if (rule.mode === 'dynamic' && !this.requested.explicit) continue;
-      const stored = out[rule.name];
-      const resolved = resolveText(stored, this.chain(rule));
-      if (resolved.scalar && !this.warned) {
-        this.warned = true;
-        this.onLegacy(model, rule.name, id);
-      }
-      out[rule.name] = resolved.text;
-      if (rule.mode === 'split') out[rule.companion] = stored !== null && typeof stored === 'object' ? stored : null;
+    const legacy = plan.localize(out, chains, this.requested.explicit);
+    // A plain string left by older data: logged once per request.
+    if (legacy !== null && !this.warned) {
+      this.warned = true;
+      this.onLegacy(model, legacy, id);
     }
   }
 
@@ -69,8 +76,6 @@ export class RequestLocale {
   }
 }
 
-const perRequest = new WeakMap<Context, RequestLocale>();
-
 /**
  * The locale of a request, read from its `locale` parameter and (when
  * fromHeader) its Accept-Language header, once per request. A legacy scalar
@@ -80,7 +85,7 @@ const perRequest = new WeakMap<Context, RequestLocale>();
  * const locale = requestLocaleOf(ctx, registry.locales); // ?locale=de → locale.requested.code === 'de'
  */
 export function requestLocaleOf(ctx: Context, locales: ResolvedLocales): RequestLocale {
-  let found = perRequest.get(ctx);
+  let found = ctx.localeState;
   if (found) return found;
   const query = ctx.searchParamsIfAny?.get('locale') ?? undefined;
   const header = locales.fromHeader ? ctx.req.headers['accept-language'] : undefined;
@@ -90,6 +95,6 @@ export function requestLocaleOf(ctx: Context, locales: ResolvedLocales): Request
       'a localized field holds a plain string left by older data; answered as it is (write the field again to store a locale map); further ones in this request are not logged',
     );
   });
-  perRequest.set(ctx, found);
+  ctx.localeState = found;
   return found;
 }

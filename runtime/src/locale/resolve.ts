@@ -20,8 +20,8 @@ export interface RequestedLocale {
 /** A request that names no locale. */
 export const NOTHING_REQUESTED: RequestedLocale = Object.freeze({ code: null, explicit: false });
 
-/** The supported form of a code (case-insensitive match), or null. */
-function supportedCode(code: string, locales: ResolvedLocales): string | null {
+/** The supported form of a code (case-insensitive match), or null; any code when `supported` is unset. */
+export function supportedCode(code: string, locales: ResolvedLocales): string | null {
   if (!locales.supported) return code;
   if (locales.supported.has(code)) return code;
   const lower = code.toLowerCase();
@@ -71,33 +71,24 @@ export function localeChain(requested: RequestedLocale, field: FieldManifest, mo
   return chain;
 }
 
-/** What reading a stored value found: the text, the locale it came from, and whether the value was a legacy scalar. */
-export interface Resolved {
-  text: string | null;
-  locale: string | null;
-  /** The column held a plain string (older data): answered as is; the caller logs a warning. */
-  scalar: boolean;
-}
-
 /**
  * The text of a stored map for a chain: the first non-empty value along the
- * chain, else any non-empty value. A stored scalar resolves to itself.
+ * chain, else any non-empty value, else null. (A stored scalar left by
+ * older data is not a map: the caller answers it as it is.)
  *
  * @example
- * resolveText({ en: 'Hello', de: '' }, ['de', 'en']); // { text: 'Hello', locale: 'en', scalar: false }
+ * textOf({ en: 'Hello', de: '' }, ['de', 'en']); // 'Hello'
  */
-export function resolveText(stored: unknown, chain: readonly string[]): Resolved {
-  if (stored === null || stored === undefined) return { text: null, locale: null, scalar: false };
-  if (typeof stored === 'string') return { text: stored, locale: null, scalar: true };
-  const map = stored as LocaleMap;
-  for (const code of chain) {
+export function textOf(map: LocaleMap, chain: readonly string[]): string | null {
+  for (let i = 0; i < chain.length; i++) {
+    const text = map[chain[i]!];
+    if (typeof text === 'string' && text !== '') return text;
+  }
+  for (const code in map) {
     const text = map[code];
-    if (typeof text === 'string' && text !== '') return { text, locale: code, scalar: false };
+    if (typeof text === 'string' && text !== '') return text;
   }
-  for (const [code, text] of Object.entries(map)) {
-    if (typeof text === 'string' && text !== '') return { text, locale: code, scalar: false };
-  }
-  return { text: null, locale: null, scalar: false };
+  return null;
 }
 
 /**

@@ -8,7 +8,7 @@ import { FILTER_OPS } from '../query/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { TRUNCATED_KEY } from '../store/codec.js';
-import { type Parameter, type Ref, ref } from './types.js';
+import { type Parameter, type Ref, ref, type Schema } from './types.js';
 
 const JSON_OPS = ['has', 'not_has'];
 const isJson = (field: FieldManifest) => field.type === 'json_array' || field.type === 'json_object';
@@ -40,15 +40,31 @@ function filterDescription(model: ModelMeta, registry: Registry): string {
     .join(' ');
 }
 
-/** `<field>:asc|desc` for every sortable field, also through BelongsTo relations (`author.name:asc`). */
-function sortValues(model: ModelMeta, registry: Registry): string[] {
-  const keys = sortable(model).map((f) => f.name);
+/**
+ * `<field>:asc|desc` for every sortable field, also through BelongsTo
+ * relations (`author.name:asc`); a localized one also as
+ * `<field>.<locale>:asc|desc`, listed per supported locale, or as a
+ * pattern when every code is accepted.
+ */
+function sortValues(model: ModelMeta, registry: Registry): { values: string[]; localized: string[]; anyLocalized: boolean } {
+  const fields: { key: string; field: FieldManifest }[] = sortable(model).map((f) => ({ key: f.name, field: f }));
   for (const relation of model.relations.values()) {
     if (relation.kind !== 'belongsTo') continue;
     const target = registry.get(relation.target);
-    if (target) keys.push(...sortable(target).map((f) => `${relation.key}.${f.name}`));
+    if (target) fields.push(...sortable(target).map((f) => ({ key: `${relation.key}.${f.name}`, field: f })));
   }
-  return keys.flatMap((k) => [`${k}:asc`, `${k}:desc`]);
+  const supported = registry.locales.supported;
+  const localized = fields.filter((f) => f.field.type === 'localized').map((f) => f.key);
+  const keys = fields.map((f) => f.key);
+  if (supported) for (const key of localized) keys.push(...[...supported].map((code) => `${key}.${code}`));
+  return { values: keys.flatMap((k) => [`${k}:asc`, `${k}:desc`]), localized: supported ? [] : localized, anyLocalized: localized.length > 0 };
+}
+
+/** The items of the sort parameter: the enum, and the pattern of `<field>.<locale>` when any code is accepted. */
+function sortItems({ values, localized }: ReturnType<typeof sortValues>): Schema {
+  if (localized.length === 0) return { type: 'string', enum: values };
+  const names = localized.map((k) => k.replaceAll('.', '\\.')).join('|');
+  return { type: 'string', anyOf: [{ enum: values }, { pattern: `^(${names})\\.[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*(:(asc|desc))?$` }] };
 }
 
 /** Relation keys, and one nested level (`author.company`). */
@@ -121,14 +137,16 @@ export function listParameters(model: ModelMeta, registry: Registry): (Parameter
     );
   }
   const sorts = sortValues(model, registry);
-  if (sorts.length > 0) {
+  if (sorts.values.length > 0) {
     params.push({
       name: 'sort',
       in: 'query',
-      description: 'repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id',
+      description: `repeatable (or a comma list in one parameter), applied left to right; without sort, records come ordered by id${
+        sorts.anyLocalized ? ". A localized field sorts by the text of the request's locale; `<field>.<locale>:asc` sorts by that locale's text (a code outside the supported locales is 400)" : ''
+      }`,
       style: 'form',
       explode: true,
-      schema: { type: 'array', items: { type: 'string', enum: sorts } },
+      schema: { type: 'array', items: sortItems(sorts) },
     });
   }
   const include = includeParameter(model, registry);

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
 import type { UploadedFile } from '../http/multipart.js';
 import type { Logger } from '../log/logger.js';
+import type { RequestLocale } from '../locale/request.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { Identity, Op, Step } from './types.js';
@@ -129,6 +130,14 @@ export class Context {
   remoteAddress = '';
   /** Step timings in ms when Trace.Timings is on. */
   timings: Partial<Record<Step, number>> | null = null;
+  /**
+   * The request's locale (runtime/src/locale/request.ts: `requestLocaleOf`),
+   * worked out on first use on models that show localized fields; null
+   * until then. A field, not a WeakMap entry keyed by the context: with the
+   * WeakMap, young-generation collections took about five times as long
+   * (docs/decisions.md).
+   */
+  localeState: RequestLocale | null = null;
 
   /** Callbacks of the active transaction: after it commits, and after it rolls back; null without one. */
   private txCallbacks: { commit: Callback[]; rollback: Callback[] } | null = null;

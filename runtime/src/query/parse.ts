@@ -1,15 +1,12 @@
-import { ApiError } from '../errors/api-error.js';
 import type { FieldManifest } from '../manifest/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { hasNul, NUL_REFUSAL } from '../util/nul.js';
 import { explicitLocaleKey, filterableAs } from '../locale/query.js';
+import { invalidQuery, notAField, quote } from './messages.js';
 import { coerceValue, OPERATORS } from './operators.js';
 import { DEFAULT_LIMIT, FILTER_OPS, type FilterClause, type FilterOp, type IncludePath, type ListQuery, MAX_LIMIT, type SortKey } from './types.js';
 
-const invalid = (message: string) => new ApiError('INVALID_QUERY', message);
-
-/** Echoes client text in messages, short and on one line. */
-const quote = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+const invalid = invalidQuery;
 
 /** How deep relation paths may go: a relation and one nested relation (`author.company`). */
 const MAX_RELATION_DEPTH = 2;
@@ -78,7 +75,7 @@ function usableField(owner: ModelMeta, name: string, label: string, use: 'filter
   const field = owner.field(name);
   // Hidden and writeonly fields are never acknowledged, so a client cannot probe for them.
   if (!field || !owner.roles(field).visible) {
-    throw invalid(`${label} is not a field of ${owner.name}; ${use} fields: ${owner.fieldsWith(use).map((f) => f.name).join(', ') || 'none'}`);
+    throw invalid(notAField(owner, label, use));
   }
   if (!owner.roles(field)[use]) {
     if (field.base) throw invalid(`${label} is a base column of ${owner.name} and is not ${use}; opt in with the model directive base:${field.column}=${use}`);
@@ -99,7 +96,7 @@ export function parseFilter(model: ModelMeta, raw: string, group: number): Filte
   const row = OPERATORS.get(op);
   if (!row) throw invalid(`filter ${quote(raw)} has unknown operator ${quote(op)}; operators: ${FILTER_OPS.join(', ')}`);
   // Localized fields: `name.<locale>` names one key of the map (runtime/src/locale).
-  const localeKey = explicitLocaleKey(model, name);
+  const localeKey = explicitLocaleKey(model, name, 'filterable');
   const { path, owner, name: fieldName } = walk(model, localeKey?.name ?? name, 'filter', () => true);
   const field = usableField(owner, fieldName, quote(name), 'filterable');
   const clause: FilterClause = { path, field, op, value: coerceValue(row, filterableAs(field), value, name), group };
@@ -144,10 +141,12 @@ export function parseSorts(model: ModelMeta, params: URLSearchParams): SortKey[]
     const name = at === -1 ? item : item.slice(0, at);
     const direction = at === -1 ? 'asc' : item.slice(at + 1);
     if (direction !== 'asc' && direction !== 'desc') throw invalid(`sort ${quote(item)} must end in :asc or :desc`);
-    const { path, owner, name: fieldName } = walk(model, name, 'sort', (kind) => kind === 'belongsTo');
+    // Localized fields: `name.<locale>` sorts by one key of the map (runtime/src/locale), as the filter form does.
+    const localeKey = explicitLocaleKey(model, name, 'sortable');
+    const { path, owner, name: fieldName } = walk(model, localeKey?.name ?? name, 'sort', (kind) => kind === 'belongsTo');
     const field = usableField(owner, fieldName, quote(name), 'sortable');
     if (sorts.length >= model.queryLimits.maxSorts) throw invalid(`too many sort keys: at most ${model.queryLimits.maxSorts} (query_limits:maxSorts)`);
-    sorts.push({ path, field, direction });
+    sorts.push(localeKey ? { path, field, direction, localeKey: localeKey.locale } : { path, field, direction });
   }
   return sorts;
 }

@@ -43,6 +43,8 @@ export interface SortKey {
   path: string[];
   field: FieldManifest;
   direction: 'asc' | 'desc';
+  /** Localized fields (runtime/src/locale): the key of `name.<locale>:asc`, as written. */
+  localeKey?: string;
   /** Localized fields (runtime/src/locale): the map key the sort reads; unset sorts by the raw column. */
   locale?: string;
 }

@@ -3,7 +3,7 @@ import type { Dialect, FieldManifest } from '../manifest/types.js';
 import type { Identity } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RequestLocale } from '../locale/request.js';
-import { encryptionOf } from '../security/encryption/fields.js';
+import { encryptionOf, type ModelEncryption } from '../security/encryption/fields.js';
 import { computedOf, computedValues } from '../computed/computed.js';
 
 /** A record keyed by JSON field name, every field included (hidden and writeonly too). */
@@ -21,8 +21,10 @@ function safeJson(text: string): unknown {
 }
 
 /** The expression that turns `row[column]` into the field's JSON value, for one dialect. */
-function decodeExpression(field: FieldManifest, dialect: Dialect): string {
+function decodeExpression(field: FieldManifest, dialect: Dialect, encrypted: number): string {
   const value = `row[${JSON.stringify(field.column)}]`;
+  // An encrypted field is opened where it is read (security/encryption/fields.ts): `encrypted` is its index in the model's list.
+  if (encrypted >= 0) return `(typeof ${value} === 'string' ? open(${value}, row.id, ${encrypted}) : ${value})`;
   if (dialect === 'postgres') return value; // pg type parsers already return JSON shapes
   switch (field.type) {
     case 'boolean':
@@ -39,13 +41,15 @@ function decodeExpression(field: FieldManifest, dialect: Dialect): string {
 /**
  * Builds the function that turns a database row (keyed by column) into a
  * record (keyed by JSON name), once per model and dialect: straight-line
- * code with a fixed object shape. Names come from the registry and are
- * quoted with JSON.stringify.
+ * code with a fixed object shape, encrypted values opened in the same pass.
+ * Names come from the registry and are quoted with JSON.stringify.
  */
-function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
-  const entries = model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect)}`);
+function buildDecoder(model: ModelMeta, dialect: Dialect, encryption: ModelEncryption | undefined): Decoder {
+  const encrypted = encryption?.fields.map((f) => f.field) ?? [];
+  const entries = model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect, encrypted.indexOf(field))}`);
+  const open = encryption ? (stored: string, id: unknown, index: number) => encryption.openValue(stored, id, index) : null;
   // A column missing from the row decodes to undefined, which responses omit.
-  return new Function('safeJson', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson) as Decoder;
+  return new Function('safeJson', 'open', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson, open) as Decoder;
 }
 
 /**
@@ -53,7 +57,8 @@ function buildDecoder(model: ModelMeta, dialect: Dialect): Decoder {
  * JSON text), for values read apart from a record: aggregate group columns.
  */
 export function valueDecoder(field: FieldManifest, dialect: Dialect): (value: unknown) => unknown {
-  const read = new Function('safeJson', `return function (row) { return ${decodeExpression(field, dialect)}; }`)(safeJson) as (row: Row) => unknown;
+  // Encrypted fields are never aggregated (docs/decisions.md, issue 19), so none is opened here.
+  const read = new Function('safeJson', `return function (row) { return ${decodeExpression(field, dialect, -1)}; }`)(safeJson) as (row: Row) => unknown;
   const column = field.column;
   return (value) => read({ [column]: value });
 }
@@ -122,10 +127,8 @@ function buildVisibleCopy(model: ModelMeta): (record: RecordData) => RecordData 
 }
 
 function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
-  const plain = buildDecoder(model, dialect);
-  // Encrypted fields (security/encryption/fields.ts): opened on every decode; models without them keep the plain decoder.
-  const encryption = encryptionOf(model);
-  const decode = encryption ? encryption.decoder(plain) : plain;
+  // Encrypted fields (security/encryption/fields.ts): opened on every decode; models without them decode as before.
+  const decode = buildDecoder(model, dialect, encryptionOf(model));
   const visible = buildVisibleCopy(model);
   // Related codecs are looked up on first use: relations are linked when the registry seals, and may be cyclic.
   let related: { key: string; codec: ModelCodec }[] | null = null;

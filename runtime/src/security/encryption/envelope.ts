@@ -81,7 +81,10 @@ export function open(stored: string, keyFor: (keyId: string) => Uint8Array | und
   decipher.setAAD(envelope.header);
   decipher.setAuthTag(envelope.tag);
   try {
-    return Buffer.concat([decipher.update(envelope.body), decipher.final()]).toString('utf8');
+    const plaintext = decipher.update(envelope.body);
+    // GCM's final() only checks the tag (it returns no bytes): no concatenation needed.
+    decipher.final();
+    return plaintext.toString('utf8');
   } catch {
     throw new EnvelopeError(`the envelope fails authentication with key "${envelope.keyId}" (tampered, or encrypted with another key of that id)`);
   }

@@ -11,9 +11,10 @@ import type { FieldManifest } from '../../manifest/types.js';
 import type { ModelMeta } from '../../registry/model-meta.js';
 import { absentValue, HMAC_SUFFIX } from '../../sql/columns.js';
 import { duplicateKey } from '../../sql/dialects/shared.js';
-import type { Decoder, RecordData } from '../../store/codec.js';
+import type { RecordData } from '../../store/codec.js';
 import { blindIndex, EnvelopeError, isEnvelope, open, seal } from './envelope.js';
 import type { Keyring } from './keyring.js';
+import { DEFAULT_DECRYPTION_CACHE_BYTES, PlaintextCache } from './plaintext-cache.js';
 import { keyVariable } from './keys.js';
 
 /** One encrypted field and, for `encrypted,unique`, its blind-index column. */
@@ -48,6 +49,8 @@ export class ModelEncryption {
     /** Null: no key provider, so every use answers ENCRYPTION_NOT_CONFIGURED. */
     private readonly keyring: Keyring | null,
     private readonly log: Logger,
+    /** Recently decrypted values by envelope text (plaintext-cache.ts), shared by the app's models; null when turned off. */
+    private readonly cache: PlaintextCache | null = null,
   ) {
     this.byCompanion = new Map(fields.flatMap((f) => (f.companion ? [[f.companion, f] as const] : [])));
   }
@@ -58,23 +61,15 @@ export class ModelEncryption {
   }
 
   /**
-   * The decoder with every encrypted value opened: a value that fails
-   * authentication or names an unknown key id is 500 DECRYPTION_ERROR, logged
-   * with model, id and field (never the value).
+   * The plaintext of the stored value of `fields[index]` (the model's
+   * decoder calls it for each string it reads): a value that fails
+   * authentication or names an unknown key id is 500 DECRYPTION_ERROR,
+   * logged with model, id and field (never the value).
    */
-  decoder(decode: Decoder): Decoder {
-    const fields = this.fields;
-    return (row) => {
-      const record = decode(row);
-      for (const { field } of fields) {
-        const stored = record[field.name];
-        if (typeof stored === 'string') record[field.name] = this.open(stored, record.id, field);
-      }
-      return record;
-    };
-  }
-
-  private open(stored: string, id: unknown, field: FieldManifest): string {
+  openValue(stored: string, id: unknown, index: number): string {
+    const cached = this.cache?.get(stored);
+    if (cached !== undefined) return cached;
+    const field = this.fields[index]!.field;
     if (!isEnvelope(stored)) {
       // Written before the field was encrypted (or by hand): answered as stored, warned once per field; mfx rotate-keys encrypts it.
       if (!this.warned.has(field.name)) {
@@ -85,7 +80,9 @@ export class ModelEncryption {
     }
     const keyring = this.keys;
     try {
-      return open(stored, (keyId) => keyring.key(keyId));
+      const plaintext = open(stored, (keyId) => keyring.key(keyId));
+      this.cache?.set(stored, plaintext);
+      return plaintext;
     } catch (error) {
       if (!(error instanceof EnvelopeError)) throw error;
       this.log.error({ model: this.model.name, id, field: field.name, reason: error.reason }, 'an encrypted value cannot be decrypted');
@@ -160,9 +157,11 @@ export const fieldKeyIds = (models: readonly ModelMeta[]): Set<string> => new Se
  * `encrypted,unique`), then installs each model's encryption; run at boot,
  * before any store or codec of these models is built. `keyring` null: no
  * key provider, so the server starts and each use answers
- * ENCRYPTION_NOT_CONFIGURED.
+ * ENCRYPTION_NOT_CONFIGURED. `cacheBytes` bounds the cache of decrypted
+ * values every model shares (the decryptionCache setting; 0 turns it off).
  */
-export function installEncryption(models: readonly ModelMeta[], keyring: Keyring | null, log: Logger): void {
+export function installEncryption(models: readonly ModelMeta[], keyring: Keyring | null, log: Logger, cacheBytes = DEFAULT_DECRYPTION_CACHE_BYTES): void {
+  const cache = keyring && cacheBytes > 0 ? new PlaintextCache(cacheBytes) : null;
   for (const model of models) {
     const fields = encryptedFields(model);
     if (fields.length === 0) continue;
@@ -176,6 +175,6 @@ export function installEncryption(models: readonly ModelMeta[], keyring: Keyring
         }
       }
     }
-    installed.set(model, new ModelEncryption(model, fields, keyring, log));
+    installed.set(model, new ModelEncryption(model, fields, keyring, log, cache));
   }
 }
