@@ -48,6 +48,9 @@ import { type Plugin, pluginName, Plugins } from './plugins/plugins.js';
 import { checkLocaleDefaults } from './locale/plan.js';
 import { type ComputedDefinition, ComputedFields } from './computed/computed.js';
 import { type Rollup, type RollupDefinition, Rollups } from './rollups/rollup.js';
+import { ExportSlots } from './export/slots.js';
+import { allowanceChain, SEARCH_PATH, searchChain, searchModels, searchStandaloneRoute } from './search/global-search.js';
+import { searchContribution } from './search/openapi.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -99,6 +102,8 @@ export class App {
   private readonly rollupSet = new Rollups();
   /** The keys of encrypted fields (security/encryption): loaded once at boot from config.keyProvider; null without one. */
   private keys: Keyring | null | Promise<Keyring> | undefined;
+  /** Exports running at once across every model (maxConcurrentExports). */
+  private readonly exportSlots: ExportSlots;
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -107,6 +112,7 @@ export class App {
     this.panicLog = config.panicLogger ? withService(config.panicLogger, config.serviceName) : this.log;
     this.registry = new Registry(config.queryLimits, resolveLocales(this.config.locales));
     this.adapter = config.db ?? null;
+    this.exportSlots = new ExportSlots(this.config.maxConcurrentExports);
   }
 
   /** True once the handler was built: routes, specs and the pipeline are fixed. */
@@ -250,12 +256,16 @@ export class App {
    * actions with their declared metadata), for the OpenAPI generator.
    */
   describeSecurity(): SecurityDescription {
-    return describeSecurity(
+    const security = describeSecurity(
       this.registry.all(),
       this.pipeline.registered(),
       this.actionRegistry.all.map((a) => ({ descriptor: a.descriptor, auth: a.def.auth ?? [] })),
       this.standaloneRoutes,
     );
+    // Global search takes its access flag from the list operations of the models it searches.
+    const searched = searchModels(this.registry.all());
+    if (searched.length > 0) security.standalone.push(searchStandaloneRoute(searched, security.operations, this.config.pathPrefix));
+    return security;
   }
 
   /**
@@ -500,11 +510,27 @@ export class App {
           })),
           (chain) => routeHandler(deps, null, 'action', chain),
         );
+        const searched = searchModels(this.registry.all());
+        if (searched.length > 0) {
+          const search = routeHandler(
+            deps,
+            null,
+            'list',
+            searchChain(searched.map((model) => ({ model, allowance: allowanceChain(this.pipeline, model, this.config.trace, this.log) }))),
+          );
+          table.add('GET', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
+          table.add('HEAD', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
+        }
         this.generator = new DocumentGenerator({
           registry: this.registry,
           config: this.config,
           hooks: (model, op) => entries.filter((e) => e.matches(model, op)),
-          contributions: [...this.openapi.all(), docsPageContribution(() => docsPage), actionsContribution(() => this.describeSecurity())],
+          contributions: [
+            ...this.openapi.all(),
+            docsPageContribution(() => docsPage),
+            actionsContribution(() => this.describeSecurity()),
+            searchContribution(() => searchModels(this.registry.all())),
+          ],
           routes: table,
           log: this.log,
         });
@@ -573,6 +599,7 @@ export class App {
         cursors: (this.cursors ??= new CursorCodec(this.config.cursorSecret)),
         observers: this.observers,
         multipart: this.multipart,
+        exports: this.exportSlots,
       });
       chain = this.pipeline.build(model.name, route.op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);

@@ -97,6 +97,8 @@ export interface ServerConfig {
   locales?: LocaleOptions;
   /** Where the keys of encrypted fields come from (envKeyProvider, staticKeyProvider, or a KMS of your own). */
   keyProvider?: KeyProvider;
+  /** Exports (`GET /<table>/export`) running at once across the server (default 4); one more is 503 EXPORT_BUSY with Retry-After. */
+  maxConcurrentExports?: number;
 }
 
 /** The configuration with every default filled in. */
@@ -111,6 +113,7 @@ export interface ResolvedConfig extends ServerConfig {
   readinessChecks: ReadinessCheck[];
   probes: ProbesConfig;
   handleSignals: boolean;
+  maxConcurrentExports: number;
 }
 
 /**

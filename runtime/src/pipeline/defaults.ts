@@ -28,6 +28,8 @@ import { localizeQuery } from '../locale/query.js';
 import { requestLocaleOf } from '../locale/request.js';
 import { normalizeLocalizedBody } from '../locale/writes.js';
 import { computedOf, computedPlan } from '../computed/computed.js';
+import { exportDefaults } from '../export/export.js';
+import type { ExportSlots } from '../export/slots.js';
 
 export interface DefaultsOptions {
   bodyLimit: number;
@@ -39,6 +41,8 @@ export interface DefaultsOptions {
   observers: WriteObservers;
   /** The registered multipart parser; null answers multipart bodies 501 NO_STORAGE. */
   multipart?: MultipartHandoff | null;
+  /** The server's export slots (maxConcurrentExports). */
+  exports: ExportSlots;
 }
 
 
@@ -244,6 +248,8 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       return historyDefaults(model, store, none);
     case 'aggregate':
       return aggregateDefaults(model, store, none, db);
+    case 'export':
+      return exportDefaults(model, store, none, { slots: options.exports, localeOf });
     case 'options': {
       const allow = modelRoutes(model).allow(route.pattern);
       return {
