@@ -81,7 +81,7 @@ eachBackend(
       after(() => db.drop());
       const dir = await fixtureManifestDir('analytics');
       const migrated = await runMfx(['migrate', '--db', db.url, '--manifest', dir]);
-      assert.equal(migrated.code, 0, migrated.output);
+      assert.equal(migrated.code, 0, migrated.stderr);
       await seed(backend.name, db.url, (sql) => db.query(sql));
 
       const serve = startMfx(['serve', '--port', '0', '--db', db.url, '--manifest', dir, '--log-level', 'warn', '--no-docs'], { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } });

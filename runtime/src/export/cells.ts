@@ -5,8 +5,8 @@
  * and for the CSV formula-injection guard.
  */
 
-/** Characters that make a spreadsheet read a text cell as a formula (OWASP's list: = + - @ tab CR). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** A cell holding one of these is quoted (RFC 4180). */
+const NEEDS_QUOTES = /[",\r\n]/;
 
 /**
  * A value as a cell's text: null and absent are empty, text as it is,
@@ -32,7 +32,7 @@ export function cellText(value: unknown): string {
 
 /**
  * One CSV cell: text that a spreadsheet would take for a formula (it starts
- * with =, +, -, @, a tab or a carriage return) gets a leading `'`, which
+ * with =, +, -, @, a tab or a carriage return: OWASP's list) gets a leading `'`, which
  * spreadsheets show as text and never evaluate; then RFC 4180 quoting (a
  * cell holding a comma, a quote, CR or LF is quoted, its quotes doubled).
  * Numbers are written as they are: only text can carry a formula.
@@ -42,9 +42,22 @@ export function cellText(value: unknown): string {
  * csvCell(-5); // '-5'
  */
 export function csvCell(value: unknown): string {
-  let text = cellText(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  switch (typeof value) {
+    case 'number':
+    case 'bigint':
+      return String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'string': {
+      const first = value.charCodeAt(0);
+      const text = first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 ? `'${value}` : value;
+      return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    }
+    default: {
+      const text = cellText(value);
+      return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    }
+  }
 }
 
 /** One CSV record, CRLF-terminated (RFC 4180). */

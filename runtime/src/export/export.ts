@@ -32,6 +32,9 @@ export type ExportFormat = keyof typeof EXPORT_FORMATS;
 /** List parameters an export refuses: it holds every selected row, unpaged, with every exported field. */
 const REFUSED_PARAMETERS = ['page', 'limit', 'cursor', 'include', 'select'];
 
+/** Rows read before the format writes them. */
+const BATCH_ROWS = 256;
+
 /** CSV text is handed on in pieces of about this many characters. */
 const CSV_CHUNK = 64 * 1024;
 
@@ -66,27 +69,44 @@ export function exportDefaults(model: ModelMeta, store: ModelStore, none: StepDe
   const { project } = codecOf(model, store.dialect.name);
   const narrow = 'narrow it with filter, filter[N] or q';
 
-  /** The selected rows as cell values in header order, at most `max` (a table that grew since the count is cut). */
-  async function* rowsOf(ctx: Context, query: ListQuery): AsyncGenerator<unknown[]> {
-    const view = { select: null, locale: deps.localeOf(ctx), caller: ctx.identity };
+  // Localized fields take their text from the request's locale (the list's projection); other models need no projection.
+  const localized = model.fields.some((f) => f.type === 'localized');
+
+  /**
+   * The selected rows as cell values in header order, a batch at a time (the
+   * formats then wait once per batch, not per row), at most `max` rows: a
+   * table that grew since the count is cut.
+   */
+  async function* batchesOf(ctx: Context, query: ListQuery): AsyncGenerator<unknown[][]> {
+    const locale = localized ? deps.localeOf(ctx) : null;
+    const view = { select: null, locale, caller: ctx.identity };
     const { sql, params } = store.selectAll(query, ctx.scopeIfAny, max + 1);
     let n = 0;
+    let batch: unknown[][] = [];
     try {
       // The chain has ended (and any transaction with it): the rows are read on the adapter.
       for await (const row of ctx.adapter.iterate(sql, params, { signal: ctx.cancel })) {
         if (++n > max) throw new Error(`the export of ${model.table} grew past ${max} rows while it was written; the response was cut`);
-        const record = project(store.decode(row), view, false);
-        yield header.map((name) => record[name]);
+        const decoded = store.decode(row);
+        const record = locale ? project(decoded, view, false) : decoded;
+        const cells = new Array<unknown>(header.length);
+        for (let i = 0; i < header.length; i++) cells[i] = record[header[i]];
+        batch.push(cells);
+        if (batch.length === BATCH_ROWS) {
+          yield batch;
+          batch = [];
+        }
       }
     } catch (error) {
       throw error instanceof Error && error.message.startsWith('the export of') ? error : mapDbError(error, ctx.adapter.dialect, 'list');
     }
+    if (batch.length > 0) yield batch;
   }
 
-  async function* csvChunks(rows: AsyncIterable<unknown[]>): AsyncGenerator<string> {
+  async function* csvChunks(batches: AsyncIterable<unknown[][]>): AsyncGenerator<string> {
     let pending = BOM + csvLine(header);
-    for await (const row of rows) {
-      pending += csvLine(row);
+    for await (const batch of batches) {
+      for (const row of batch) pending += csvLine(row);
       if (pending.length >= CSV_CHUNK) {
         yield pending;
         pending = '';
@@ -136,7 +156,7 @@ export function exportDefaults(model: ModelMeta, store: ModelStore, none: StepDe
     }),
     response: straight((ctx) => {
       const format = formats.get(ctx) ?? 'csv';
-      const rows = rowsOf(ctx, ctx.query!);
+      const rows = batchesOf(ctx, ctx.query!);
       ctx.respondStream(200, {
         source: format === 'xlsx' ? xlsxChunks(header, rows) : csvChunks(rows),
         contentType: EXPORT_FORMATS[format].contentType,

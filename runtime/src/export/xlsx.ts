@@ -9,9 +9,6 @@ import { loadDriver } from '../db/drivers.js';
 import { ConfigError } from '../errors/api-error.js';
 import { xlsxCell } from './cells.js';
 
-/** Rows committed between two looks at the zip's output: the most the writer runs ahead of the client. */
-const ROWS_PER_TURN = 500;
-
 /** Whether exceljs can be loaded; false (and the ConfigError naming the package) when it is not installed. */
 export function xlsxAvailable(): { ok: true } | { ok: false; error: ConfigError } {
   try {
@@ -24,16 +21,16 @@ export function xlsxAvailable(): { ok: true } | { ok: false; error: ConfigError 
 }
 
 /**
- * The bytes of an XLSX workbook of `header` and `rows`, as they are zipped.
- * The rows are pulled a few hundred at a time, only when the bytes of the
- * earlier ones have been taken: a slow client holds the writer back.
+ * The bytes of an XLSX workbook of `header` and the rows of `batches`, as
+ * they are zipped. A batch is pulled only when the bytes of the earlier ones
+ * have been taken: a slow client holds the writer back.
  * Returning early (a client that left) stops pulling rows and drops the
  * workbook unfinished.
  *
  * @example
  * ctx.respondStream(200, { source: xlsxChunks(['id', 'title'], rows), contentType: XLSX_TYPE });
  */
-export async function* xlsxChunks(header: readonly string[], rows: AsyncIterable<readonly unknown[]>): AsyncGenerator<Buffer> {
+export async function* xlsxChunks(header: readonly string[], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<Buffer> {
   const exceljs = loadDriver('exceljs');
   const out = new PassThrough();
   const chunks: Buffer[] = [];
@@ -51,10 +48,9 @@ export async function* xlsxChunks(header: readonly string[], rows: AsyncIterable
   }
   try {
     sheet.addRow([...header]).commit();
-    let n = 0;
-    for await (const row of rows) {
-      sheet.addRow(row.map(xlsxCell)).commit();
-      if (++n % ROWS_PER_TURN === 0) yield* flush();
+    for await (const batch of batches) {
+      for (const row of batch) sheet.addRow(row.map(xlsxCell)).commit();
+      yield* flush();
     }
     sheet.commit();
     await workbook.commit();
