@@ -111,7 +111,7 @@ export interface Donation extends Model {
     docs: {
       text: "Includes the model in the global search `GET {prefix}/search?q=&limit=&models=` (see [search](search.md)): its `searchable` fields are searched with the full-text index that `q` uses, live rows only, under the Auth-step and scope hooks of the model's list operation. The model needs at least one searchable field.",
       example: `/** @mfx global_search */
-export interface Article extends Model {
+export interface NewsItem extends Model {
   /** @mfx searchable */
   title: string;
   /** @mfx searchable */
