@@ -9,6 +9,7 @@ import { fixtureManifestDir } from '../test/support/fixtures.js';
 import { migratedSqlite, onFreshCopy } from './lib/blog.js';
 import { type Contender, type Goal, runSuite, type Workload } from './lib/load.js';
 import { type Child, mfxAccessLog, startMfx, startPeer } from './lib/process.js';
+import { exportWorkload } from './lib/export-workload.js';
 
 export const SALES = 100_000;
 const REGIONS = 20;
@@ -70,4 +71,6 @@ export async function main(): Promise<void> {
   } finally {
     seed.remove();
   }
+  // The 100,000-row CSV export beside its own hand-written peer, with mfx's RSS peak (bench/lib/export-workload.ts).
+  await exportWorkload();
 }

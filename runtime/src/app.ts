@@ -52,6 +52,9 @@ import { type Rollup, type RollupDefinition, Rollups } from './rollups/rollup.js
 import { FileFields } from './files/fields.js';
 import { filesContribution } from './files/openapi.js';
 import { fileRouteDefaults, fileRoutePaths, mountFileRoutes } from './files/routes.js';
+import { ExportSlots } from './export/slots.js';
+import { allowanceChain, SEARCH_PATH, searchChain, searchModels, searchStandaloneRoute } from './search/global-search.js';
+import { searchContribution } from './search/openapi.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -105,6 +108,8 @@ export class App {
   private readonly rollupSet = new Rollups();
   /** The keys of encrypted fields (security/encryption): loaded once at boot from config.keyProvider; null without one. */
   private keys: Keyring | null | Promise<Keyring> | undefined;
+  /** Exports running at once across every model (maxConcurrentExports). */
+  private readonly exportSlots: ExportSlots;
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -119,6 +124,7 @@ export class App {
       this.multipart = { parse: this.files.parse, limits: { maxBytes: files.maxUploadBytes! } };
       for (const route of fileRoutePaths(this.config.pathPrefix)) this.standaloneRoutes.push({ kind: 'files', ...route, op: 'file' });
     }
+    this.exportSlots = new ExportSlots(this.config.maxConcurrentExports);
   }
 
   /** True once the handler was built: routes, specs and the pipeline are fixed. */
@@ -262,12 +268,16 @@ export class App {
    * actions with their declared metadata), for the OpenAPI generator.
    */
   describeSecurity(): SecurityDescription {
-    return describeSecurity(
+    const security = describeSecurity(
       this.registry.all(),
       this.pipeline.registered(),
       this.actionRegistry.all.map((a) => ({ descriptor: a.descriptor, auth: a.def.auth ?? [] })),
       this.standaloneRoutes,
     );
+    // Global search takes its access flag from the list operations of the models it searches.
+    const searched = searchModels(this.registry.all());
+    if (searched.length > 0) security.standalone.push(searchStandaloneRoute(searched, security.operations, this.config.pathPrefix));
+    return security;
   }
 
   /**
@@ -522,6 +532,17 @@ export class App {
           this.files !== null,
           (defaults) => routeHandler(deps, null, 'file', this.pipeline.build(null, 'file', defaults, this.config.trace, this.log, FILE_USER_STEPS)),
         );
+        const searched = searchModels(this.registry.all());
+        if (searched.length > 0) {
+          const search = routeHandler(
+            deps,
+            null,
+            'list',
+            searchChain(searched.map((model) => ({ model, allowance: allowanceChain(this.pipeline, model, this.config.trace, this.log) }))),
+          );
+          table.add('GET', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
+          table.add('HEAD', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
+        }
         this.generator = new DocumentGenerator({
           registry: this.registry,
           config: this.config,
@@ -531,6 +552,7 @@ export class App {
             docsPageContribution(() => docsPage),
             actionsContribution(() => this.describeSecurity()),
             ...(this.files ? [filesContribution] : []),
+            searchContribution(() => searchModels(this.registry.all())),
           ],
           routes: table,
           log: this.log,
@@ -601,6 +623,7 @@ export class App {
         observers: this.observers,
         multipart: this.multipart,
         files: this.files,
+        exports: this.exportSlots,
       });
       chain = this.pipeline.build(model.name, route.op, defaults, this.config.trace, this.log);
       this.chains.set(key, chain);

@@ -163,6 +163,7 @@ describe('manifest', () => {
       aggregate: true,
       export: true,
       maxExportRows: 5000,
+      globalSearch: true,
       optimisticLock: true,
       cursorField: 'created_at',
       indices: [

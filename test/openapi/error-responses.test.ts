@@ -35,6 +35,7 @@ describe('error responses from the catalogue', () => {
         '431': 'RequestHeaderFieldsTooLarge',
         '500': 'InternalError',
         '501': 'NotImplemented',
+        '503': 'ServiceUnavailable',
         '504': 'Timeout',
       },
     );

@@ -53,13 +53,13 @@ describe('the route table of a model', () => {
     assert.deepEqual(modelRoutes(registry.require('Ledger', 'the test')).closed, []);
   });
 
-  it('lists aggregate and export (run as list), export not served yet', () => {
+  it('lists aggregate and export (run as list), both served', () => {
     assert.deepEqual(rows('Metric'), [
       ...crud('metrics'),
       'GET /metrics/aggregate aggregate/list',
       'HEAD /metrics/aggregate aggregate/list',
-      'GET /metrics/export export/list (not served)',
-      'HEAD /metrics/export export/list (not served)',
+      'GET /metrics/export export/list',
+      'HEAD /metrics/export export/list',
     ]);
   });
 
@@ -85,17 +85,13 @@ eachBackend('the route table drives every consumer', (backend) => {
       ids[name] = created.body.data.id;
     }
     const rows = servedRows(server.app).sort((a, b) => Number(a.row.method === 'DELETE') - Number(b.row.method === 'DELETE'));
-    assert.equal(rows.length, 9 + 11 + 4 + 11);
+    assert.equal(rows.length, 9 + 11 + 6 + 11);
     for (const { model, row } of rows) {
       const path = row.pattern.replace(':id', ids[model.name] ?? '') + (row.kind === 'aggregate' ? '?aggregate=%7B%22select%22%3A%5B%7B%22op%22%3A%22count%22%7D%5D%7D' : '');
       const withBody = row.method === 'POST' || row.method === 'PATCH';
       const res = await server.request(row.method, path, withBody ? { body: bodies[model.name] } : {});
       assert.ok(res.status >= 200 && res.status < 300, `${row.method} ${path} (${row.kind}) answered ${res.status}: ${res.text}`);
     }
-    // The export row is listed but not mounted: the path falls to the read route.
-    const exported = await server.request('GET', '/metrics/export');
-    assert.equal(exported.status, 404);
-    assert.equal(exported.body.error.message, 'no Metric with id "export"');
     const headless = await server.request('GET', '/ledgers');
     assert.equal(headless.status, 404);
     assert.equal(headless.body.error.message, 'no route for GET /api/ledgers');

@@ -32,7 +32,7 @@ describe('the settings table', () => {
     assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S', 'STRICT_MIGRATIONS']);
     assert.deepEqual(bound.map((b) => b.as).sort(), interfaceKeys('runtime/src/config/env.ts', 'EnvConfig').sort());
     const commandOnly = settingRows.flatMap(([, s]) => (s.env && !s.env.as ? [s.env.name] : []));
-    assert.deepEqual(commandOnly.sort(), ['CURSOR_SECRET', 'HOST', 'LOG_FORMAT', 'LOG_LEVEL']);
+    assert.deepEqual(commandOnly.sort(), ['CURSOR_SECRET', 'HOST', 'LOG_FORMAT', 'LOG_LEVEL', 'MAX_CONCURRENT_EXPORTS']);
     const everything = { PORT: '1', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', CURSOR_SECRET: 'sixteen characters' };
     assert.deepEqual(loadEnv('', everything), { port: 1 });
     assert.deepEqual(envToConfig(loadEnv('', everything)), { port: 1 });
@@ -155,7 +155,7 @@ describe('one row drives default, environment and flag', () => {
     const text = usage('serve');
     assert.match(
       text,
-      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\] \[--files DIR\] \[--decryption-cache BYTES\]\n/,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\] \[--max-concurrent-exports N\] \[--files DIR\] \[--decryption-cache BYTES\]\n/,
     );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);

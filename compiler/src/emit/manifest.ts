@@ -120,6 +120,7 @@ function optionsManifest(options: ModelOptions): ModelOptions {
     aggregate: options.aggregate,
     export: options.export,
     maxExportRows: options.maxExportRows,
+    globalSearch: options.globalSearch,
     optimisticLock: options.optimisticLock,
     cursorField: options.cursorField,
     indices: options.indices.map((index) => ({ name: index.name, columns: index.columns, unique: index.unique })),

@@ -98,6 +98,7 @@ function newDraft(facts: ModelFacts): ModelDraft {
         aggregate: false,
         export: false,
         maxExportRows: 100000,
+        globalSearch: false,
         optimisticLock: false,
         cursorField: null,
         indices: [],

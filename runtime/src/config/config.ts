@@ -106,6 +106,8 @@ export interface ServerConfig {
    * read decrypts). See docs/encryption.md.
    */
   decryptionCache?: number;
+  /** Exports (`GET /<table>/export`) running at once across the server (default 4); one more is 503 EXPORT_BUSY with Retry-After. */
+  maxConcurrentExports?: number;
 }
 
 /** The configuration with every default filled in. */
@@ -120,6 +122,7 @@ export interface ResolvedConfig extends ServerConfig {
   readinessChecks: ReadinessCheck[];
   probes: ProbesConfig;
   handleSignals: boolean;
+  maxConcurrentExports: number;
 }
 
 /**

@@ -363,6 +363,18 @@ export const settings = {
     doc: 'localized fields: supported codes (default any), default (en), fromHeader (Accept-Language, default false), rtl codes, defaultMode (split), splitSuffix (_i18n)',
     check: (locales) => (resolveLocales(locales), locales),
   },
+  maxConcurrentExports: {
+    scope: 'server',
+    doc: 'exports (GET /<table>/export) running at once across the server; one more is 503 EXPORT_BUSY with Retry-After',
+    default: 4,
+    check: (value, key) => {
+      if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${key} must be a whole number of at least 1, got ${String(value)}`);
+      return value;
+    },
+    commands: ['serve'],
+    env: commandEnv('MAX_CONCURRENT_EXPORTS', integer(1, 10_000)),
+    flag: option('max-concurrent-exports', 'N', integer(1, 10_000)),
+  },
   keyProvider: {
     scope: 'server',
     doc: 'the keys of encrypted fields by key id: envKeyProvider() (MFX_KEY_<ID> variables; mfx serve uses it when one is set), staticKeyProvider({ keys }), or your own { key(id), indexKeyId }',

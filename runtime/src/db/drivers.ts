@@ -3,7 +3,8 @@
  * app installs the one it uses (`better-sqlite3`, or `pg` with `pg-cursor`),
  * and the runtime loads it when a database of that kind is opened, so a
  * PostgreSQL-only app never needs the SQLite addon and a SQLite app never
- * loads pg. The types come from `import type`, which the build erases.
+ * loads pg. `exceljs` is one too, loaded by the first XLSX export. The types
+ * come from `import type`, which the build erases.
  */
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
@@ -25,6 +26,7 @@ interface Drivers {
   pg: typeof pg;
   'pg-cursor': typeof Cursor;
   'pg/lib/utils.js': PgUtils;
+  exceljs: typeof import('exceljs');
 }
 
 const NEEDED_BY: Record<keyof Drivers, { feature: string; install: string }> = {
@@ -32,6 +34,7 @@ const NEEDED_BY: Record<keyof Drivers, { feature: string; install: string }> = {
   pg: { feature: 'PostgreSQL (openPostgres, a postgres:// database URL)', install: 'pg pg-cursor' },
   'pg-cursor': { feature: 'PostgreSQL (openPostgres, a postgres:// database URL)', install: 'pg pg-cursor' },
   'pg/lib/utils.js': { feature: 'PostgreSQL (openPostgres, a postgres:// database URL)', install: 'pg pg-cursor' },
+  exceljs: { feature: 'XLSX export (GET /<table>/export?format=xlsx)', install: 'exceljs' },
 };
 
 /** The package a module specifier belongs to (`pg/lib/utils.js` → `pg`). */

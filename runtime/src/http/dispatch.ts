@@ -162,7 +162,8 @@ async function dispatch(
         exchange.status = error.status;
       }
     }
-    if (error.status >= 500 && error.code !== 'TIMEOUT' && exchange.status !== CLIENT_CLOSED_STATUS) {
+    // A deadline and a busy refusal (EXPORT_BUSY) are answers, not failures.
+    if (error.status >= 500 && error.code !== 'TIMEOUT' && error.code !== 'EXPORT_BUSY' && exchange.status !== CLIENT_CLOSED_STATUS) {
       deps.log.error({ requestId, code: error.code }, 'request failed');
     }
   } finally {

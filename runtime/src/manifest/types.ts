@@ -184,6 +184,8 @@ export interface ModelOptions {
   aggregate: boolean;
   export: boolean;
   maxExportRows: number;
+  /** In the global search (`GET {prefix}/search`); absent in manifests written before it: false. */
+  globalSearch?: boolean;
   optimisticLock: boolean;
   /** JSON name of the keyset pagination field, or null. */
   cursorField: string | null;

@@ -93,7 +93,7 @@ export const exportOperation: RouteDocumenter = (doc, model, row) => {
       tags: [model.name],
       parameters: [
         { name: 'format', in: 'query', schema: { type: 'string', enum: ['csv', 'xlsx'], default: 'csv' } },
-        ...queryOnly(params, ['filter', 'filter[N]', 'sort']),
+        ...queryOnly(params, ['filter', 'filter[N]', 'sort', 'q', 'locale']),
       ],
       responses: {
         '200': {
@@ -103,7 +103,7 @@ export const exportOperation: RouteDocumenter = (doc, model, row) => {
             'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
           },
         },
-        ...doc.errors('400', '413', ...doc.commonStatuses()),
+        ...doc.errors('400', '413', '501', '503', ...doc.commonStatuses()),
       },
     }),
   };

@@ -86,6 +86,7 @@ const responseNames: Record<ErrorStatus, string> = {
   431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalError',
   501: 'NotImplemented',
+  503: 'ServiceUnavailable',
   504: 'Timeout',
 };
 

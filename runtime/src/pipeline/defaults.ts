@@ -34,6 +34,8 @@ const NO_PROBLEMS: readonly ValidationDetail[] = [];
 
 /** The storable problems with a file field's key problems after them (no copy when there are none). */
 const withFileProblems = (storable: readonly ValidationDetail[], files: readonly ValidationDetail[]) => (files.length === 0 ? storable : [...storable, ...files]);
+import { exportDefaults } from '../export/export.js';
+import type { ExportSlots } from '../export/slots.js';
 
 export interface DefaultsOptions {
   bodyLimit: number;
@@ -47,6 +49,8 @@ export interface DefaultsOptions {
   multipart?: MultipartHandoff | null;
   /** File fields with their storage (the `files` setting); null without storage. */
   files?: FileFields | null;
+  /** The server's export slots (maxConcurrentExports). */
+  exports: ExportSlots;
 }
 
 
@@ -272,6 +276,8 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
       return historyDefaults(model, store, none);
     case 'aggregate':
       return aggregateDefaults(model, store, none, db);
+    case 'export':
+      return exportDefaults(model, store, none, { slots: options.exports, localeOf });
     case 'options': {
       const allow = modelRoutes(model).allow(route.pattern);
       return {

@@ -41,7 +41,7 @@ export const routeKinds = {
   options: { op: 'options', method: 'OPTIONS', at: ['', '/:id'], models: every, served: true },
   history: { op: 'history', method: 'GET', at: ['/:id/history'], models: (m) => collections(m) && Boolean(m.options.versioned), served: true },
   aggregate: { op: 'list', method: 'GET', at: ['/aggregate'], models: (m) => collections(m) && Boolean(m.options.aggregate), served: true },
-  export: { op: 'list', method: 'GET', at: ['/export'], models: (m) => collections(m) && Boolean(m.options.export), served: false },
+  export: { op: 'list', method: 'GET', at: ['/export'], models: (m) => collections(m) && Boolean(m.options.export), served: true },
 } as const satisfies Record<string, RouteKindSpec>;
 
 export type RouteKind = keyof typeof routeKinds;

@@ -184,8 +184,27 @@ export interface SqlDialect {
   localeText(sql: SqlBuilder, column: string, locale: string | null): void;
   /** The row `alias` of `table` matches every word of `words` in `columns`. */
   searchMatch(sql: SqlBuilder, table: string, alias: string, columns: readonly string[], words: readonly string[]): void;
+  /**
+   * Global search over one model: `SELECT id, rank, snippet` of the rows of
+   * `table` (alias `alias`) whose searchable `columns` hold every word, best
+   * first (`rank` higher is better: SQLite's bm25 negated, PostgreSQL's
+   * ts_rank), ties by id, at most `limit`. `where` adds ` AND ...` conditions
+   * on the alias (live rows, scope). `snippet` is plain text around the
+   * matches, fragments joined by `…`.
+   */
+  searchRanked(sql: SqlBuilder, input: RankedSearch): void;
 }
 
 export { postgres, sqlite };
 
 export const dialects: Record<DialectName, SqlDialect> = { sqlite, postgres };
+
+/** What `SqlDialect.searchRanked` searches. */
+export interface RankedSearch {
+  table: string;
+  alias: string;
+  columns: readonly string[];
+  words: readonly string[];
+  limit: number;
+  where(sql: SqlBuilder): void;
+}

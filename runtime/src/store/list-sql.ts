@@ -76,6 +76,17 @@ function asksForDeleted(model: ModelMeta, filters: readonly FilterClause[]): boo
   return marker !== null && filters.some((f) => f.path.length === 0 && f.field.column === marker.column);
 }
 
+/**
+ * The words of a search text (`q`, global search): runs of letters and
+ * digits; everything else separates them and is never query syntax.
+ *
+ * @example
+ * searchWords('"budget" AND seeds*'); // ['budget', 'AND', 'seeds']
+ */
+export function searchWords(text: string): string[] {
+  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
 export interface WhereInput {
   query: ListQuery;
   scope: readonly ScopeFilter[] | undefined;
@@ -109,7 +120,7 @@ export function writeWhere(sql: SqlBuilder, model: ModelMeta, { query, scope, ke
   }
 
   if (query.q !== null) {
-    const words = query.q.match(/[\p{L}\p{N}]+/gu) ?? [];
+    const words = searchWords(query.q);
     const columns = model.fieldsWith('searchable').map((f) => f.column);
     // Nothing searchable in the text (only punctuation): nothing matches.
     if (words.length === 0) sql.text(' AND 1 = 0');

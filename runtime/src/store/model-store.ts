@@ -186,12 +186,31 @@ export class ModelStore {
       return { records: rows.slice(0, query.limit).map(this.decode), total: null, hasMore };
     }
     select.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
-    const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table).text(' ').id(ROOT);
-    writeWhere(count, this.model, input);
-
     const rows = await db.all(select.sql, select.params, options);
-    const totalRow = await db.get(count.sql, count.params, options);
-    return { records: rows.map(this.decode), total: Number(totalRow?.n ?? 0) };
+    return { records: rows.map(this.decode), total: await this.count(db, query, options) };
+  }
+
+  /**
+   * The rows a list query selects, in its order, at most `limit` of them: the
+   * statement an export iterates (`Executor.iterate`), rows decoded by the
+   * caller with `decode`.
+   */
+  selectAll(query: ListQuery, scope: readonly ScopeFilter[] | undefined, limit: number): { sql: string; params: unknown[] } {
+    const input = { query, scope, keyset: null };
+    const select = new SqlBuilder(this.dialect).text(this.rootSelect);
+    const joins = writeSortJoins(select, this.model, query.sorts, scope);
+    writeWhere(select, this.model, input);
+    writeOrder(select, this.model, query.sorts, joins, null);
+    select.text(' LIMIT ').value(limit);
+    return { sql: select.sql, params: select.params };
+  }
+
+  /** How many rows a list query selects (filters, groups, search and scope; no paging). */
+  async count(db: Executor, query: ListQuery, options: StoreOptions = {}): Promise<number> {
+    const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table).text(' ').id(ROOT);
+    writeWhere(count, this.model, { query, scope: options.scope, keyset: null });
+    const row = await db.get(count.sql, count.params, options);
+    return Number(row?.n ?? 0);
   }
 
   /** Loads `include` relations into decoded records (one statement per relation and level), within the model's include caps. */

@@ -260,7 +260,7 @@ export interface components {
                  * @description stable code; switch on it
                  * @enum {string}
                  */
-                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_TOKEN_MISSING" | "CSRF_COOKIE_MISSING" | "CSRF_TOKEN_MISMATCH" | "CSRF_ORIGIN_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "TIMEOUT" | "METHOD_NOT_IMPLEMENTED" | "NO_STORAGE" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED" | "ROLLUP_NO_TX" | "DECRYPTION_ERROR";
+                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_TOKEN_MISSING" | "CSRF_COOKIE_MISSING" | "CSRF_TOKEN_MISMATCH" | "CSRF_ORIGIN_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_FORMAT" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "TIMEOUT" | "METHOD_NOT_IMPLEMENTED" | "NO_STORAGE" | "EXPORT_BUSY" | "XLSX_NOT_INSTALLED" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED" | "ROLLUP_NO_TX" | "DECRYPTION_ERROR";
                 /** @description what went wrong and how to fix it */
                 message: string;
                 /** @description VALIDATION_ERROR: one entry per bad field; CONFLICT and FOREIGN_KEY_VIOLATION: table, column and detail */
@@ -448,6 +448,8 @@ export interface components {
         /**
          * @description INVALID_QUERY: a malformed filter, sort, group index or other query parameter
          *
+         *     INVALID_FORMAT: an export format other than csv or xlsx
+         *
          *     INVALID_AGGREGATE: an invalid aggregate spec, or a body sent to the aggregate route
          *
          *     INVALID_JSON: the body is not a JSON object, not UTF-8, or has an unpaired surrogate escape
@@ -551,6 +553,8 @@ export interface components {
          * @description METHOD_NOT_IMPLEMENTED: the method is not one HTTP defines, or CONNECT (this server is not a proxy); the connection closes
          *
          *     NO_STORAGE: multipart bodies and file routes need file storage
+         *
+         *     XLSX_NOT_INSTALLED: an XLSX export was asked for but the exceljs package is not installed
          */
         NotImplemented: {
             headers: {

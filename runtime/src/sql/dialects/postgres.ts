@@ -7,8 +7,13 @@ import { constraintViolated, deleteRestricted, type DriverError, duplicateKey, g
 
 /** The PostgreSQL tsvector over the searchable columns; the GIN index and the query must spell it the same. */
 function tsvector(columns: readonly string[], alias?: string): string {
+  return `to_tsvector('simple', ${searchedText(columns, alias)})`;
+}
+
+/** The searchable columns as one text, as the full-text index reads them. */
+function searchedText(columns: readonly string[], alias?: string): string {
   const ref = (c: string) => (alias ? `${quoteIdentifier(alias)}.` : '') + quoteIdentifier(c);
-  return `to_tsvector('simple', ${columns.map((c) => `coalesce(${ref(c)}, '')`).join(` || ' ' || `)})`;
+  return columns.map((c) => `coalesce(${ref(c)}, '')`).join(` || ' ' || `);
 }
 
 /**
@@ -204,5 +209,17 @@ export const postgres: SqlDialect = {
   },
   searchMatch(sql, _table, alias, columns, words) {
     sql.text(`${tsvector(columns, alias)} @@ plainto_tsquery('simple', `).value(words.join(' ')).text(')');
+  },
+  searchRanked(sql, { table, alias, columns, words, limit, where }) {
+    const t = quoteIdentifier(alias);
+    const text = searchedText(columns, alias);
+    // The ranked rows first, the headline (costly) only for those.
+    sql.text(`SELECT s.id, s.rank, ts_headline('simple', s.doc, plainto_tsquery('simple', `).value(words.join(' '));
+    sql.text(`), 'StartSel="", StopSel="", MaxWords=16, MinWords=6, MaxFragments=2, FragmentDelimiter=" … "') AS snippet FROM (`);
+    sql.text(`SELECT ${t}."id" AS id, ts_rank(${tsvector(columns, alias)}, plainto_tsquery('simple', `).value(words.join(' ')).text(`)) AS rank, ${text} AS doc`);
+    sql.text(` FROM ${quoteIdentifier(table)} ${t} WHERE ${tsvector(columns, alias)} @@ plainto_tsquery('simple', `).value(words.join(' ')).text(')');
+    where(sql);
+    sql.text(` ORDER BY rank DESC, ${t}."id" ASC LIMIT `).value(limit);
+    sql.text(') s ORDER BY s.rank DESC, s.id ASC');
   },
 };

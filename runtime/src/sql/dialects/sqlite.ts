@@ -238,4 +238,14 @@ export const sqlite: SqlDialect = {
     const query = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
     sql.text(`${quoteIdentifier(alias)}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH `).value(query).text(')');
   },
+  searchRanked(sql, { table, alias, words, limit, where }) {
+    const fts = quoteIdentifier(searchTableName(table));
+    const t = quoteIdentifier(alias);
+    const query = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
+    // bm25 is lower-better (negative); negated so every backend ranks higher-better.
+    sql.text(`SELECT ${t}."id" AS id, -bm25(${fts}) AS rank, snippet(${fts}, -1, '', '', '…', 16) AS snippet FROM ${fts} JOIN ${quoteIdentifier(table)} ${t} ON ${t}.rowid = ${fts}.rowid`);
+    sql.text(` WHERE ${fts} MATCH `).value(query);
+    where(sql);
+    sql.text(` ORDER BY bm25(${fts}) ASC, ${t}."id" ASC LIMIT `).value(limit);
+  },
 };

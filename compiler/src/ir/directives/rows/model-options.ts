@@ -81,8 +81,7 @@ export interface Sale extends Model {
     name: 'export',
     summary: 'mount the export route',
     docs: {
-      text: "Mounts `GET /<table>/export?format=csv|xlsx` (the list's filters and sort, streamed).",
-      limits: 'This version does not serve the route yet: the option is recorded in the manifest and the route is neither mounted nor documented.',
+      text: "Mounts `GET /<table>/export?format=csv|xlsx`: every row the list's `filter`, `filter[N]`, `q` and `sort` select, streamed from the database as CSV (default) or XLSX, under the list operation's hooks (see [export](export.md)).",
       example: `/** @mfx export */
 export interface Subscriber extends Model {
   email: string;
@@ -95,8 +94,7 @@ export interface Subscriber extends Model {
     summary: 'export row cap (default 100000)',
     docs: {
       syntax: ['export_max:N'],
-      text: 'The most rows one export may hold (100,000 by default); more answer 413 `EXPORT_TOO_LARGE`.',
-      limits: 'This version does not serve the route yet: the option is recorded in the manifest and the route is neither mounted nor documented.',
+      text: 'The most rows one export may hold (100,000 by default); more answer 413 `EXPORT_TOO_LARGE` before any byte is sent.',
       example: `/** @mfx export, export_max:5000 */
 export interface Donation extends Model {
   amount: number;
@@ -105,6 +103,28 @@ export interface Donation extends Model {
     model: {
       parse: (use) => parseInteger(text(use, 'N'), 1),
       apply: (rows: number, model) => void (model.ir.options.maxExportRows = rows),
+    },
+  },
+  {
+    name: 'global_search',
+    summary: 'include the model in GET {prefix}/search',
+    docs: {
+      text: "Includes the model in the global search `GET {prefix}/search?q=&limit=&models=` (see [search](search.md)): its `searchable` fields are searched with the full-text index that `q` uses, live rows only, under the Auth-step and scope hooks of the model's list operation. The model needs at least one searchable field.",
+      example: `/** @mfx global_search */
+export interface NewsItem extends Model {
+  /** @mfx searchable */
+  title: string;
+  /** @mfx searchable */
+  body: string;
+}`,
+    },
+    model: {
+      parse: flag,
+      apply: (_, model) => void (model.ir.options.globalSearch = true),
+      check: (_, model, report) => {
+        if (model.ir.fields.some((f) => f.searchable && f.type === 'string' && !f.hidden && !f.writeonly)) return;
+        report(`global_search on ${model.ir.name} needs a searchable field`, `Add 'searchable' to the @mfx of a visible text field of ${model.ir.name}, or drop global_search`);
+      },
     },
   },
   {
