@@ -1,8 +1,10 @@
-// The idempotency hook: replay, key reuse, failures, concurrency, TTL, scoping and the SQL store.
+// The idempotency hook: replay, key reuse, failures, concurrency, TTL, scoping, the SQL store, and
+// answers of models with encrypted fields, stored sealed (no plaintext in mfx_idempotency).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ApiError, describeHook, idempotency, type IdempotencyStore, MemoryIdempotencyStore, SqlIdempotencyStore, type App } from '@mfx/runtime';
+import { randomBytes } from 'node:crypto';
+import { ApiError, describeHook, idempotency, type IdempotencyStore, MemoryIdempotencyStore, rotateKeys, SqlIdempotencyStore, staticKeyProvider, type App } from '@mfx/runtime';
 import { eachBackend, useServer } from '../support/suite.js';
 import { type Gate, gate, Recorder } from '../support/wait.js';
 
@@ -129,6 +131,115 @@ for (const storeKind of ['memory', 'sql'] as const) {
       await server.request('POST', '/orders', { body: { item: 'plain', quantity: 1 } });
       await server.request('POST', '/orders', { body: { item: 'plain', quantity: 1 } });
       assert.equal(await orders('plain'), 2);
+    });
+  });
+}
+
+const SSN = '901-23-4567';
+const NOTES = 'idempotent secret note';
+const CARD = '5500 0000 0000 0004';
+
+for (const storeKind of ['memory', 'sql'] as const) {
+  eachBackend(`idempotency of encrypted fields (${storeKind} store)`, (backend) => {
+    let app: App;
+    const server = useServer(backend, {
+      fixture: 'fields',
+      config: { keyProvider: staticKeyProvider({ keys: { default: randomBytes(32), payments: randomBytes(32), k2: randomBytes(32), index: randomBytes(32) } }) },
+      setup(a) {
+        app = a;
+        const store = storeKind === 'sql' ? lazySqlStore(() => app) : new MemoryIdempotencyStore();
+        a.use('deserialize', idempotency({ ttlMs: TTL_MS, store }), { position: 'after', ops: ['create'] });
+      },
+    });
+    const stored = async () => (await server.app.db.raw('SELECT response FROM mfx_idempotency')).map((row) => String(row.response));
+    const patients = async (name: string) => Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM patients WHERE name = ?', [name]))[0]!.n);
+
+    it('stores the answer sealed, and a replay returns the same status, body and headers', async () => {
+      const headers = { 'Idempotency-Key': `enc-replay-${storeKind}` };
+      const body = { name: 'Sealed', ssn: SSN, notes: NOTES, card: CARD };
+      const first = await server.request('POST', '/patients', { body, headers });
+      assert.equal(first.status, 201, first.text);
+      assert.deepEqual([first.body.data.ssn, first.body.data.notes, first.body.data.card], [SSN, NOTES, CARD]);
+      const second = await server.request('POST', '/patients', { body, headers });
+      assert.equal(second.status, first.status);
+      assert.equal(second.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(second.body, first.body);
+      assert.equal(second.headers.get('location'), first.headers.get('location'));
+      assert.equal(second.headers.get('etag'), first.headers.get('etag'));
+      assert.equal(await patients('Sealed'), 1);
+      if (storeKind === 'sql') {
+        const rows = await stored();
+        assert.equal(rows.length, 1);
+        for (const secret of [SSN, NOTES, CARD, 'Sealed', String(first.body.data.id)]) assert.equal(rows[0]!.includes(secret), false, `mfx_idempotency holds ${secret}`);
+        const response = JSON.parse(rows[0]!);
+        assert.deepEqual(Object.keys(response).sort(), ['body', 'sealed', 'status']);
+        assert.equal(response.status, 201);
+        assert.equal(response.body, null);
+        assert.match(response.sealed, /^enc:[A-Za-z0-9+/=]+$/);
+      }
+    });
+
+    it('a replay still opens after mfx rotate-keys moves the records to another key id (the old key stays readable)', async () => {
+      const headers = { 'Idempotency-Key': `enc-rotate-${storeKind}` };
+      const body = { name: 'Rotated', ssn: '902-00-0001', notes: 'rotated note' };
+      const first = await server.request('POST', '/patients', { body, headers });
+      assert.equal(first.status, 201, first.text);
+      const report = await rotateKeys(server.app, { to: 'k2' });
+      assert.equal(report.complete, true);
+      const second = await server.request('POST', '/patients', { body, headers });
+      assert.equal(second.status, 201);
+      assert.equal(second.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(second.body, first.body);
+      assert.equal(await patients('Rotated'), 1);
+    });
+
+    if (storeKind === 'sql') {
+      it('a stored answer that fails authentication is 500 DECRYPTION_ERROR, logged without any value, and creates nothing', async () => {
+        const headers = { 'Idempotency-Key': 'enc-tampered' };
+        const body = { name: 'Tampered replay', ssn: '903-00-0001', notes: 'tampered note' };
+        const earlier = new Set((await server.app.db.raw('SELECT key FROM mfx_idempotency')).map((r) => String(r.key)));
+        const first = await server.request('POST', '/patients', { body, headers });
+        assert.equal(first.status, 201, first.text);
+        const [row] = (await server.app.db.raw('SELECT key, response FROM mfx_idempotency')).filter((r) => !earlier.has(String(r.key)));
+        const response = JSON.parse(String(row!.response));
+        const bytes = Buffer.from(String(response.sealed).slice(4), 'base64');
+        bytes[bytes.length - 1]! ^= 1;
+        response.sealed = `enc:${bytes.toString('base64')}`;
+        await server.app.db.raw('UPDATE mfx_idempotency SET response = ? WHERE key = ?', [JSON.stringify(response), row!.key]);
+        const logged = server.logLine((l) => l.message === 'an encrypted value cannot be decrypted' && l.fields.what === 'idempotency replay');
+        const res = await server.request('POST', '/patients', { body, headers });
+        assert.equal(res.status, 500);
+        assert.deepEqual(res.body, { error: { code: 'DECRYPTION_ERROR', message: 'internal server error' } });
+        const line = await logged;
+        assert.equal(line.fields.model, 'Patient');
+        assert.equal(JSON.stringify(line).includes('tampered note'), false);
+        assert.equal(await patients('Tampered replay'), 1);
+      });
+    }
+  });
+
+  eachBackend(`idempotency of encrypted fields without a key provider (${storeKind} store)`, (backend) => {
+    let app: App;
+    const server = useServer(backend, {
+      fixture: 'fields',
+      setup(a) {
+        app = a;
+        const store = storeKind === 'sql' ? lazySqlStore(() => app) : new MemoryIdempotencyStore();
+        a.use('deserialize', idempotency({ ttlMs: TTL_MS, store }), { position: 'after', ops: ['create'] });
+      },
+    });
+
+    it('the write fails with ENCRYPTION_NOT_CONFIGURED, so no answer is stored and a retry runs again', async () => {
+      const headers = { 'Idempotency-Key': `enc-unconfigured-${storeKind}` };
+      const body = { name: 'No keys', ssn: SSN, notes: NOTES };
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const res = await server.request('POST', '/patients', { body, headers });
+        assert.equal(res.status, 500);
+        assert.deepEqual(res.body, { error: { code: 'ENCRYPTION_NOT_CONFIGURED', message: 'internal server error' } });
+        assert.equal(res.headers.get('idempotent-replayed'), null);
+      }
+      assert.equal(Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM patients'))[0]!.n), 0);
+      if (storeKind === 'sql') assert.equal(Number((await server.app.db.raw('SELECT COUNT(*) AS n FROM mfx_idempotency'))[0]!.n), 0);
     });
   });
 }

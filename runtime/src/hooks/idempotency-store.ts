@@ -9,6 +9,12 @@ export interface StoredResponse {
   headers?: Record<string, string>;
   /** `html` for a page; JSON otherwise. Streams are never stored. */
   kind?: 'html';
+  /**
+   * The answer of a model with encrypted fields: `body` and `headers` as one
+   * envelope (`enc:` + base64 of JSON `{ body, headers }`, sealed with the
+   * app's keys), so no store holds their plaintext; `body` is then null.
+   */
+  sealed?: string;
 }
 
 /** What claiming a key found. */

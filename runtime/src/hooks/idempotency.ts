@@ -3,6 +3,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Context, PendingResponse } from '../pipeline/context.js';
 import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
+import { encryptionOf, type ModelEncryption } from '../security/encryption/fields.js';
 import { type IdempotencyStore, MemoryIdempotencyStore, type StoredResponse } from './idempotency-store.js';
 
 export interface IdempotencyOptions {
@@ -22,16 +23,38 @@ function callerOf(ctx: Context): string {
   return ctx.identity?.userId ? `user:${ctx.identity.userId}` : `anonymous:${ctx.remoteAddress}`;
 }
 
-/** What a completed key replays: JSON and HTML responses; a stream cannot be read twice (null). */
-function storable(response: PendingResponse): StoredResponse | null {
+/**
+ * What a completed key replays: JSON and HTML responses; a stream cannot be
+ * read twice (null). The answer of a model with encrypted fields holds their
+ * plaintext: its body and headers are stored sealed (spec: plaintext is never
+ * stored outside the encrypted column), opened again on replay.
+ */
+function storable(response: PendingResponse, encryption: ModelEncryption | undefined): StoredResponse | null {
+  let stored: StoredResponse;
   switch (response.kind) {
     case 'stream':
       return null;
     case 'html':
-      return { kind: 'html', status: response.status, body: response.html, headers: response.headers };
+      stored = { kind: 'html', status: response.status, body: response.html, headers: response.headers };
+      break;
     default:
-      return { status: response.status, body: response.body, headers: response.headers };
+      stored = { status: response.status, body: response.body, headers: response.headers };
   }
+  if (!encryption) return stored;
+  const sealed = encryption.sealText(JSON.stringify({ body: stored.body, headers: stored.headers }));
+  return { ...(stored.kind ? { kind: stored.kind } : {}), status: stored.status, body: null, sealed };
+}
+
+/** The body and headers of a stored answer, opened when they were sealed. */
+function replayed(response: StoredResponse, ctx: Context): { body: unknown; headers?: Record<string, string> } {
+  if (response.sealed === undefined) return response;
+  const encryption = ctx.model ? encryptionOf(ctx.model) : undefined;
+  if (!encryption) {
+    // Sealed for a model that no longer has encrypted fields: no key to open it with is known here.
+    ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, what: 'idempotency replay' }, 'an encrypted value cannot be decrypted');
+    throw new ApiError('DECRYPTION_ERROR');
+  }
+  return JSON.parse(encryption.openText(response.sealed, 'idempotency replay')) as { body: unknown; headers?: Record<string, string> };
 }
 
 /**
@@ -77,10 +100,11 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
         throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with a different request body; send a new key for a new request');
       }
       if (claim.kind === 'replay') {
-        const { status, body, headers, kind } = claim.response;
-        const replayed = { ...headers, 'Idempotent-Replayed': 'true' };
-        if (kind === 'html') ctx.respondHtml(status, String(body), replayed);
-        else ctx.respond(status, body, replayed);
+        const { status, kind } = claim.response;
+        const { body, headers } = replayed(claim.response, ctx);
+        const marked = { ...headers, 'Idempotent-Replayed': 'true' };
+        if (kind === 'html') ctx.respondHtml(status, String(body), marked);
+        else ctx.respond(status, body, marked);
         return;
       }
       if (claim.kind === 'claimed') break;
@@ -95,7 +119,7 @@ export function idempotency(options: IdempotencyOptions = {}): Hook {
       await next();
       const response = ctx.response;
       if (response && response.status >= 200 && response.status < 300 && !ctx.cancel.aborted) {
-        const replay = storable(response);
+        const replay = storable(response, ctx.model ? encryptionOf(ctx.model) : undefined);
         if (replay) {
           await store.complete(key, replay, ttlMs);
           stored = true;

@@ -118,6 +118,35 @@ export class ModelEncryption {
     return sealed;
   }
 
+  /**
+   * A whole text sealed (the idempotency hook's stored replay of a write
+   * answer, which holds the plaintext): the same envelope as a field's value,
+   * under the key id of the model's first encrypted field (`default` unless
+   * it names `key:NAME`), a key the boot check proved is there. Without a
+   * key provider: ENCRYPTION_NOT_CONFIGURED (the write itself already failed
+   * with it, so no such answer exists to store).
+   */
+  sealText(text: string): string {
+    const keyId = this.fields[0]!.keyId;
+    return seal(text, keyId, this.keys.key(keyId)!);
+  }
+
+  /**
+   * Opens what `sealText` sealed, under whichever key id it names (an old
+   * key stays readable while the provider holds it); 500 DECRYPTION_ERROR,
+   * logged with the model and `what` (never the value), when it cannot.
+   */
+  openText(stored: string, what: string): string {
+    const keyring = this.keys;
+    try {
+      return open(stored, (keyId) => keyring.key(keyId));
+    } catch (error) {
+      if (!(error instanceof EnvelopeError)) throw error;
+      this.log.error({ model: this.model.name, what, reason: error.reason }, 'an encrypted value cannot be decrypted');
+      throw new ApiError('DECRYPTION_ERROR');
+    }
+  }
+
   /** The blind index a value of an `encrypted,unique` field is stored under (validate.unique compares it); null for other fields. */
   blindIndexOf(field: FieldManifest, text: string): { column: string; value: string } | null {
     const encrypted = this.fields.find((f) => f.field.name === field.name);
