@@ -9,51 +9,90 @@
 // off; WARM requests (default 400) warm it up over one keep-alive connection,
 // then N (default 300) are counted. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
 // CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`).
+//
+// The file routes (issue 18): 'files upload' (POST /api/files, a 1 MB part) or
+// 'files download' (GET of a 1 MB file uploaded first), each server on a fresh
+// `--files` directory; a bin named `raw` is bench/baselines/files-raw.ts.
+// Fewer requests suffice there (WARM=20 N=20 is a few seconds per bin).
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { blogWorkloads, seededBlog } from './lib/blog.js';
-import { mfxNodeFlags } from './lib/process.js';
+import { buildServers, mfxNodeFlags } from './lib/process.js';
+import { fixtureManifestDir } from '../test/support/fixtures.js';
 
 const [only = 'GET /posts/:id', ...given] = process.argv.slice(2);
 const bins = given.length ? given : [join(import.meta.dirname, '../compiler/dist/bin.js')];
 const WARM = Number(process.env.WARM ?? 400);
 const N = Number(process.env.N ?? 300);
 
-const blog = await seededBlog();
-const workload = blogWorkloads(blog).find((w) => w.name.includes(only));
+const files = /^files (upload|download)$/.exec(only)?.[1];
+const blog = files ? null : await seededBlog();
+const workload = blog ? blogWorkloads(blog).find((w) => w.name.includes(only)) : { name: only, method: files === 'upload' ? 'POST' : 'GET', path: '/files' };
 if (!workload) throw new Error(`no workload matches "${only}"`);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const BOUNDARY = 'mfx-bench-boundary-3f9a';
+const upload = Buffer.concat([
+  Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="report.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+  randomBytes(1024 * 1024),
+  Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+]);
+/** The key a download workload reads (uploaded once per server). */
+let downloadKey = '';
 
-function send(base: string): Promise<number> {
-  const path = new URL(base).pathname + (typeof workload!.path === 'function' ? workload!.path() : workload!.path);
-  const body = workload!.body ? JSON.stringify(workload!.body()) : undefined;
+function send(base: string, forceUpload = false): Promise<number> {
+  let path = new URL(base).pathname + (typeof workload!.path === 'function' ? workload!.path() : workload!.path);
+  let body: string | Buffer | undefined = 'body' in workload! && workload.body ? JSON.stringify(workload.body()) : undefined;
+  let method = workload!.method ?? 'GET';
+  let headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
+  if (files === 'upload' || forceUpload) [method, body, headers] = ['POST', upload, { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }];
+  else if (files) path += `/${downloadKey}`;
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, base), { method: workload!.method ?? 'GET', agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
+    const req = http.request(new URL(path, base), { method, agent, headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => forceUpload && (text += d));
+      res.on('end', () => {
+        if (forceUpload) downloadKey = (JSON.parse(text) as { data: { key: string } }).data.key;
+        resolve(res.statusCode!);
+      });
     });
     req.on('error', reject);
     req.end(body);
   });
 }
 
+/** The command line of one bin: mfx serving the blog, or (files) mfx or the raw peer on a fresh directory. */
+async function commandOf(bin: string, dir: string): Promise<{ args: string[]; ready: RegExp; db?: string }> {
+  if (bin === 'raw') {
+    buildServers();
+    return { args: [join(import.meta.dirname, '.generated/baselines/files-raw.js'), '--dir', dir, '--port', '0'], ready: /files-raw serving (http:\/\/\S+)/ };
+  }
+  const ready = /mfx serving (http:\/\/\S+)/;
+  if (files) return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', await fixtureManifestDir('blog'), '--db', 'sqlite::memory:', '--port', '0', '--no-docs', '--files', dir], ready };
+  const db = blog!.copy();
+  return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', blog!.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs'], ready, db };
+}
+
 async function count(bin: string): Promise<number> {
-  const db = blog.copy();
-  const out = join(dirname(db), `cg.${Date.now()}.out`);
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...mfxNodeFlags, bin, 'serve', '--manifest', blog.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs'], {
+  const dir = mkdtempSync(join(tmpdir(), 'mfx-cg-'));
+  const { args, ready, db } = await commandOf(bin, dir);
+  const out = join(dir, `cg.${Date.now()}.out`);
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const url: string = await new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
-      const m = /mfx serving (http:\/\/\S+)/.exec(String(d));
+      const m = ready.exec(String(d));
       if (m) resolve(m[1]);
     });
     child.once('exit', () => reject(new Error(err.slice(-3000))));
   });
+  if (files === 'download' && (await send(url, true)) !== 201) throw new Error('the upload a download reads failed');
   for (let i = 0; i < WARM; i++) if ((await send(url)) >= 300) throw new Error(`${workload!.name} answered an error while warming up`);
   spawnSync('callgrind_control', ['-i', 'on', String(child.pid)]);
   for (let i = 0; i < N; i++) await send(url);
@@ -69,7 +108,8 @@ async function count(bin: string): Promise<number> {
     if (process.env.CG_KEEP) copyFileSync(join(dirname(out), file), join(process.env.CG_KEEP, file));
     rmSync(join(dirname(out), file));
   }
-  rmSync(db, { force: true });
+  if (db) rmSync(db, { force: true });
+  rmSync(dir, { recursive: true, force: true });
   return total / N;
 }
 

@@ -37,6 +37,23 @@ export function diskStorage(options: DiskStorageOptions): FileStorage {
   const temp = join(root, DISK_TEMP_DIR);
   const pathOf = (key: string) => join(root, key);
   let ready: Promise<unknown> | null = null;
+  /** Key directories (`YYYY/MM`) made by this storage: a key's month is made once, not on every write. */
+  const made = new Set<string>();
+  /** Renames `from` to `to`, making `to`'s directory first when it is new (or was removed meanwhile). */
+  const renameInto = async (from: string, to: string) => {
+    const dir = dirname(to);
+    if (made.has(dir)) {
+      try {
+        return await rename(from, to);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        made.delete(dir);
+      }
+    }
+    await mkdir(dir, { recursive: true });
+    made.add(dir);
+    await rename(from, to);
+  };
 
   return {
     async put(key: string, body: Readable, meta: StoredFileMeta): Promise<{ size: number }> {
@@ -44,13 +61,14 @@ export function diskStorage(options: DiskStorageOptions): FileStorage {
       await (ready ??= mkdir(temp, { recursive: true }).catch((error) => ((ready = null), Promise.reject(error))));
       const part = join(temp, randomUUID());
       try {
-        await pipeline(body, createWriteStream(part, { flags: 'wx' }));
+        const sink = createWriteStream(part, { flags: 'wx' });
+        await pipeline(body, sink);
+        // Every byte reached the file once the pipeline resolves: the count is the file's size, no stat needed.
+        const size = sink.bytesWritten;
         await writeFile(part + META_SUFFIX, JSON.stringify({ contentType: meta.contentType, filename: meta.filename ?? null }), { flag: 'wx' });
-        const { size } = await stat(part);
         const final = pathOf(key);
-        await mkdir(dirname(final), { recursive: true });
         // The metadata first: a key's bytes are only there once its metadata is.
-        await rename(part + META_SUFFIX, final + META_SUFFIX);
+        await renameInto(part + META_SUFFIX, final + META_SUFFIX);
         await rename(part, final);
         return { size };
       } catch (error) {
