@@ -22,6 +22,9 @@ import { csvLine } from './cells.js';
 import type { ExportSlots } from './slots.js';
 import { XLSX_TYPE, xlsxAvailable, xlsxChunks } from './xlsx.js';
 
+/** A table that grew past export_max after its count: the response is cut (not a database failure). */
+class ExportOverflow extends Error {}
+
 /** The formats of `format=`, with their file extension and media type. */
 export const EXPORT_FORMATS = {
   csv: { extension: 'csv', contentType: 'text/csv; charset=utf-8' },
@@ -86,7 +89,7 @@ export function exportDefaults(model: ModelMeta, store: ModelStore, none: StepDe
     try {
       // The chain has ended (and any transaction with it): the rows are read on the adapter.
       for await (const row of ctx.adapter.iterate(sql, params, { signal: ctx.cancel })) {
-        if (++n > max) throw new Error(`the export of ${model.table} grew past ${max} rows while it was written; the response was cut`);
+        if (++n > max) throw new ExportOverflow(`the export of ${model.table} grew past ${max} rows while it was written; the response was cut`);
         const decoded = store.decode(row);
         const record = locale ? project(decoded, view, false) : decoded;
         const cells = new Array<unknown>(header.length);
@@ -98,7 +101,7 @@ export function exportDefaults(model: ModelMeta, store: ModelStore, none: StepDe
         }
       }
     } catch (error) {
-      throw error instanceof Error && error.message.startsWith('the export of') ? error : mapDbError(error, ctx.adapter.dialect, 'list');
+      throw error instanceof ExportOverflow ? error : mapDbError(error, ctx.adapter.dialect, 'list');
     }
     if (batch.length > 0) yield batch;
   }
