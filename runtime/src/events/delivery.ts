@@ -1,0 +1,125 @@
+/**
+ * The delivery rules every bus shares (spec "Events", delivery 1 and 3):
+ * dotted pattern matching, a handler's tries with doubling backoff, and the
+ * dead-letter republish of an event whose tries ran out. A bus receives an
+ * event its own way (a queue, a stream read, a broker message) and calls
+ * `deliver`; it acknowledges the event to its broker once `deliver` settles,
+ * whatever the outcome but `stopped`, because the outcome has then been
+ * dealt with here.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConfigError } from '../errors/api-error.js';
+import type { Logger } from '../log/logger.js';
+import type { EventBus, MfxEvent, SubscribeOptions } from './types.js';
+
+const SEGMENT = /^[a-z0-9_-]+$|^\*$/i;
+
+/** Checks the patterns once (at subscribe) and returns the matcher; `*` matches exactly one dotted segment. */
+export function compilePatterns(patterns: readonly string[]): (type: string) => boolean {
+  if (!Array.isArray(patterns) || patterns.length === 0) throw new ConfigError('subscribe() needs patterns: at least one dotted type pattern such as "post.*"');
+  const compiled = patterns.map((pattern) => {
+    const segments = typeof pattern === 'string' ? pattern.split('.') : [];
+    if (segments.length === 0 || !segments.every((s) => SEGMENT.test(s))) {
+      throw new ConfigError(`"${String(pattern)}" is not an event pattern: write dotted segments of letters, digits, '_' or '-', with '*' for one whole segment (e.g. "post.*", "*.deleted")`);
+    }
+    return segments;
+  });
+  return (type) => {
+    const parts = type.split('.');
+    return compiled.some((segments) => segments.length === parts.length && segments.every((s, i) => s === '*' || s === parts[i]));
+  };
+}
+
+/** A subscription with its defaults applied and its patterns compiled, made once per subscribe. */
+export interface Subscriber {
+  name: string;
+  matches: (type: string) => boolean;
+  handler: SubscribeOptions['handler'];
+  retries: number;
+  dlqType: string | null;
+  backoffMs: number;
+  onClosed: ((reason: Error) => void) | null;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/** Validates subscribe() options the same way for every bus. */
+export function subscriber(options: SubscribeOptions): Subscriber {
+  if (!options || typeof options.name !== 'string' || options.name === '') throw new ConfigError('subscribe() needs a name: it names the consumer group or queue');
+  if (typeof options.handler !== 'function') throw new ConfigError(`subscribe({ name: '${options.name}' }) needs a handler(event, info)`);
+  const retries = options.retries ?? 3;
+  if (!Number.isInteger(retries) || retries < 0) throw new ConfigError(`subscribe({ name: '${options.name}' }): retries must be a whole number of 0 or more, not ${String(options.retries)}`);
+  const backoffMs = options.backoffMs ?? 100;
+  if (!(backoffMs >= 0)) throw new ConfigError(`subscribe({ name: '${options.name}' }): backoffMs must be 0 or more`);
+  if (options.dlqType !== undefined) compilePatterns([options.dlqType]);
+  return {
+    name: options.name,
+    matches: compilePatterns(options.patterns),
+    handler: options.handler,
+    retries,
+    dlqType: options.dlqType ?? null,
+    backoffMs,
+    onClosed: options.onClosed ?? null,
+  };
+}
+
+/** The event a dead letter republishes: a fresh id, the original headers plus `original_type` and `original_id`, everything else kept. */
+export function deadLetterOf(event: MfxEvent, dlqType: string): MfxEvent {
+  return {
+    ...event,
+    id: randomUUID(),
+    type: dlqType,
+    time: new Date().toISOString(),
+    headers: { ...event.headers, original_type: event.type, original_id: event.id },
+  };
+}
+
+/** `stopped`: the bus closed between tries; the bus leaves that event unacknowledged so its broker redelivers it. */
+export type DeliveryOutcome = 'handled' | 'dead-lettered' | 'dropped' | 'stopped';
+
+/**
+ * Runs the subscriber's handler on one event: the first try and up to
+ * `retries` more, waiting `backoffMs`, then twice that, ... (capped at 30 s)
+ * between them, unless `stopped()` turns true (the bus is closing: the
+ * event is then left for redelivery, outcome 'dropped' without a dead
+ * letter). When the tries run out the event is republished under the DLQ
+ * type through `bus`; a failing dead-letter publish is logged and the event
+ * is lost. Never rejects.
+ */
+export async function deliver(event: MfxEvent, sub: Subscriber, bus: EventBus, log: Logger, stopped: () => boolean = () => false): Promise<DeliveryOutcome> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= sub.retries + 1; attempt++) {
+    if (attempt > 1) {
+      await delay(Math.min(sub.backoffMs * 2 ** (attempt - 2), MAX_BACKOFF_MS));
+      if (stopped()) return 'stopped';
+    }
+    try {
+      await sub.handler(event, { subscription: sub.name, attempt });
+      return 'handled';
+    } catch (error) {
+      lastError = error;
+      log.warn({ subscription: sub.name, eventId: event.id, type: event.type, attempt, err: errorText(error) }, 'event handler failed');
+    }
+  }
+  if (!sub.dlqType) {
+    log.error({ subscription: sub.name, eventId: event.id, type: event.type, err: errorText(lastError) }, 'event dropped: its tries ran out and the subscription has no dlqType');
+    return 'dropped';
+  }
+  const dead = deadLetterOf(event, sub.dlqType);
+  try {
+    await bus.publish([dead]);
+    log.warn({ subscription: sub.name, eventId: event.id, type: event.type, deadLetterId: dead.id, dlqType: sub.dlqType }, 'event dead-lettered');
+    return 'dead-lettered';
+  } catch (error) {
+    log.error({ subscription: sub.name, eventId: event.id, type: event.type, dlqType: sub.dlqType, err: errorText(error) }, 'event lost: the dead-letter publish failed');
+    return 'dropped';
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function errorText(error: unknown): string {
+  return String((error as Error)?.message ?? error);
+}
