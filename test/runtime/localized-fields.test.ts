@@ -238,7 +238,7 @@ eachBackend('localized fields', (backend) => {
     assert.ok(sortOf('/comments').schema.items.enum.includes('article.title.de:desc'));
   });
 
-  it('sort=name.<locale> with an unsupported or malformed code is 400 INVALID_QUERY in the form of an unknown field', async () => {
+  it('sort=name.<locale> and filter=name.<locale> with an unsupported or malformed code are 400 INVALID_QUERY in the form of an unknown field', async () => {
     const unknown = await server.request('GET', '/articles?sort=nope:asc');
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.error.code, 'INVALID_QUERY');
@@ -266,6 +266,27 @@ eachBackend('localized fields', (backend) => {
     const filter = await server.request('GET', '/articles?filter=title.d_e:eq:x');
     assert.equal(filter.status, 400);
     assert.equal(filter.body.error.message, '"title.d_e" is not a field of Article: "d_e" is not a locale code (such as en, de or pt-BR); filterable fields: title, summary, body, slug');
+    // An explicit key outside locales.supported is refused like the sort's, not read as the default locale's text (docs/decisions.md).
+    const stored = await create({ title: { en: 'Apple', it: 'Mela' }, slug: slug() });
+    assert.equal(stored.title_i18n.it, 'Mela', 'a stored map may hold an unsupported key; the filter still refuses to name it');
+    for (const [query, label, field] of [
+      ['filter=title.it:eq:Apple&locale=de', '"title.it"', 'title'],
+      ['filter=summary.IT:contains:x', '"summary.IT"', 'summary'],
+      ['filter[0]=title.de:eq:x&filter[0]=body.it:eq:y', '"body.it"', 'body'],
+    ] as const) {
+      const res = await server.request('GET', `/articles?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.deepEqual(res.body.error, {
+        code: 'INVALID_QUERY',
+        message: `${label} is not a field of Article: "${label.slice(label.indexOf('.') + 1, -1)}" is not a supported locale (en, de, fr, ar); filter by ${field}.<locale> with one of them; filterable fields: title, summary, body, slug`,
+      });
+    }
+    const nestedFilter = await server.request('GET', '/comments?filter=article.title.it:eq:Mela');
+    assert.equal(nestedFilter.status, 400);
+    assert.deepEqual(nestedFilter.body.error, {
+      code: 'INVALID_QUERY',
+      message: '"article.title.it" is not a field of Article: "it" is not a supported locale (en, de, fr, ar); filter by title.<locale> with one of them; filterable fields: title, summary, body, slug',
+    });
   });
 
   it('validate.requiredLocales: 422 MISSING_LOCALE naming field.locale for an absent or empty locale, on create and update, writing nothing', async () => {
