@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { type App, bodyLimit } from '@mfx/runtime';
-import { diskHarness, multipart, type Part, patterned, type StorageHarness } from '../support/file-storage.js';
+import { diskStorageFactory, multipart, type Part, patterned, type StorageHarness } from '../support/file-storage.js';
 import type { TestResponse } from '../support/server.js';
 import { eachBackend, sqlite, useServer } from '../support/suite.js';
 import { startServer } from '../support/server.js';
@@ -26,7 +26,7 @@ const RAISED = 1024 * KB;
 eachBackend('bodyLimit() hook', (backend) => {
   let harness: StorageHarness;
   before(async () => {
-    harness = await diskHarness();
+    harness = await diskStorageFactory.open();
   });
   after(async () => harness?.close());
 
