@@ -178,6 +178,29 @@ eachBackend('localized fields', (backend) => {
     assert.deepEqual(await ids(`filter=title:eq:Apfel&locale=${encodeURIComponent("de' OR 1=1 --")}`), [], 'an unknown code falls back to en');
   });
 
+  it('the aggregate route filters localized fields as the list does: the request locale, the named key, an unsupported code refused', async () => {
+    const s = slug();
+    await create({ title: { en: 'Apple', de: 'Apfel' }, slug: s });
+    await create({ title: { en: 'Pear', de: 'Birne' }, slug: s });
+    const count = async (query: string) => {
+      const res = await server.request('GET', `/articles/aggregate?aggregate=${encodeURIComponent(JSON.stringify({ select: [{ op: 'count', as: 'n' }] }))}&filter=slug:eq:${s}&${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.data[0].n;
+    };
+    const list = async (query: string) => (await server.request('GET', `/articles?filter=slug:eq:${s}&${query}`)).body.meta.total;
+    for (const query of ['filter=title:eq:Apple', 'filter=title:eq:Apfel&locale=de', 'filter=title:contains:APF&locale=de', 'filter=title.de:eq:Birne', 'filter=title.DE:starts_with:b&locale=en', 'filter=title:eq:Apfel']) {
+      assert.equal(await count(query), await list(query), query);
+    }
+    assert.equal(await count('filter=title.de:eq:Birne'), 1);
+    assert.equal(await count('filter=title:eq:Apfel&locale=de'), 1);
+    const refused = await server.request('GET', `/articles/aggregate?aggregate=${encodeURIComponent(JSON.stringify({ select: [{ op: 'count' }] }))}&filter=title.it:eq:Mela`);
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body.error, {
+      code: 'INVALID_QUERY',
+      message: '"title.it" is not a field of Article: "it" is not a supported locale (en, de, fr, ar); filter by title.<locale> with one of them; filterable fields: title, summary, body, slug',
+    });
+  });
+
   it('dynamic mode: without ?locale= a filter hits the raw column (and matches nothing by a text); with it, the key', async () => {
     const s = slug();
     const a = await create({ title: 'x', body: { en: 'Lorem', de: 'Text' }, slug: s });

@@ -275,7 +275,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
     case 'history':
       return historyDefaults(model, store, none);
     case 'aggregate':
-      return aggregateDefaults(model, store, none, db);
+      return aggregateDefaults(model, store, none, db, localeOf);
     case 'export':
       return exportDefaults(model, store, none, { slots: options.exports, localeOf });
     case 'options': {
