@@ -66,6 +66,7 @@ export { forceFilter, type TenancyOptions, tenancy } from './hooks/tenancy.js';
 export { type HashPasswordOptions, hashPassword, hashPasswordValue, verifyPassword } from './hooks/hash-password.js';
 export { type CorsOptions, cors } from './hooks/cors.js';
 export { type CsrfOptions, csrf } from './hooks/csrf.js';
+export { type BodyLimitOptions, bodyLimit } from './hooks/body-limit.js';
 export { type RateLimitOptions, type RateLimitStore, memoryStore, rateLimit } from './hooks/rate-limit.js';
 export { type AuditRecord, type AuditOptions, audit } from './hooks/audit.js';
 export { validate } from './hooks/validate.js';

@@ -1,6 +1,6 @@
 // File fields, multipart writes and the /files routes on disk storage (the
 // suite itself is test/support/files-suite.ts, shared with other storages).
-import { diskHarness } from '../support/file-storage.js';
+import { diskStorageFactory } from '../support/file-storage.js';
 import { filesSuite } from '../support/files-suite.js';
 
-filesSuite(diskHarness, 'file fields and /files on disk storage');
+filesSuite(diskStorageFactory);

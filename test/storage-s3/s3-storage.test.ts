@@ -7,27 +7,13 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { S3StorageError, s3Storage } from '@mfx/storage-s3';
-import { type S3Server, startS3Server } from '../support/s3-server.js';
+import { type S3Server, s3StorageFactory, startS3Server } from '../support/s3-server.js';
 import { chunked, generated, readAll, storageConformance } from '../support/storage-conformance.js';
 
 const storageOn = (s3: S3Server, options: Partial<Parameters<typeof s3Storage>[0]> = {}) =>
   s3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, credentials: s3.credentials, forcePathStyle: true, ...options });
 
-storageConformance('s3Storage on s3rver', async () => {
-  const s3 = await startS3Server();
-  const storage = storageOn(s3, { prefix: 'app/' });
-  return {
-    storage,
-    files: () => s3.files(),
-    async close() {
-      storage.close();
-      await s3.close();
-    },
-  };
-},
-  // The part being sent, the one being filled and its chunks: 5 MiB each (partSize × (queueSize + 2)).
-  { maxRssGrowth: 20 * 1024 * 1024 },
-);
+storageConformance(s3StorageFactory);
 
 describe('s3Storage on s3rver: objects, keys and errors', () => {
   let s3: S3Server;

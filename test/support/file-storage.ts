@@ -1,5 +1,6 @@
-// File storages as the end-to-end file suites see them (the storage, what it
-// holds, what unfinished writes it left), and multipart bodies built by hand
+// File storages as every file storage suite sees them (the storage, what it
+// holds, what unfinished writes it left; disk here, S3 in s3-server.ts), and
+// multipart bodies built by hand
 // (so tests can send names, types and broken framing no browser would).
 import { mkdtempSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
@@ -7,42 +8,62 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { diskStorage, type FileStorage } from '@mfx/runtime';
 
-/** A storage under test and what the suite needs to look into it. */
+/**
+ * A storage under test, opened by its factory, and what the suites need to
+ * look into it. The one shape every file storage suite takes: the
+ * FileStorage contract (storage-conformance.ts) and the end-to-end file
+ * suite (files-suite.ts) run on disk and on S3 through it.
+ */
 export interface StorageHarness {
-  /** Named in suite titles: `disk`, `s3`. */
-  name: string;
   storage: FileStorage;
   /** Every key stored now, sorted. */
   keys(): Promise<string[]>;
   /** Writes that never finished and were left behind (temporary files, incomplete uploads); empty when clean. */
   leftovers(): Promise<string[]>;
+  /**
+   * Everything the backing store holds, as sorted names: stored files, their
+   * metadata, temporary files, parts of unfinished uploads. A failed put
+   * must leave it as it was.
+   */
+  contents(): Promise<string[]>;
   /** Removes everything (after the suite). */
   close(): Promise<void>;
 }
 
-/** Makes a fresh, empty storage: the suite's only dependency on which storage it tests. */
-export type StorageFactory = () => Promise<StorageHarness>;
+/** Makes fresh, empty storages of one kind: a suite's only dependency on which storage it tests. */
+export interface StorageFactory {
+  /** Named in suite titles: `disk`, `s3`. */
+  name: string;
+  open(): Promise<StorageHarness>;
+  /** How far RSS may grow while a large body streams through (default 16 MiB): a storage that buffers parts needs more. */
+  maxRssGrowth?: number;
+}
+
+/** Every file under `dir`, relative to it (none when it is missing). */
+export async function filesUnder(dir: string, at = dir): Promise<string[]> {
+  const entries = await readdir(at, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const entry of entries) {
+    const path = join(at, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(dir, path)));
+    else out.push(relative(dir, path));
+  }
+  return out.sort();
+}
 
 /** diskStorage in a fresh temporary directory. */
-export const diskHarness: StorageFactory = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mfx-files-'));
-  const walk = async (at: string): Promise<string[]> => {
-    const entries = await readdir(at, { withFileTypes: true }).catch(() => []);
-    const out: string[] = [];
-    for (const entry of entries) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) out.push(...(await walk(path)));
-      else out.push(relative(dir, path));
-    }
-    return out;
-  };
-  return {
-    name: 'disk',
-    storage: diskStorage({ dir }),
-    keys: async () => (await walk(dir)).filter((p) => !p.startsWith('.tmp') && !p.endsWith('.meta.json')).sort(),
-    leftovers: async () => (await walk(join(dir, '.tmp'))).sort(),
-    close: () => rm(dir, { recursive: true, force: true }),
-  };
+export const diskStorageFactory: StorageFactory = {
+  name: 'disk',
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), 'mfx-files-'));
+    return {
+      storage: diskStorage({ dir }),
+      keys: async () => (await filesUnder(dir)).filter((p) => !p.startsWith('.tmp') && !p.endsWith('.meta.json')),
+      leftovers: async () => (await filesUnder(dir)).filter((p) => p.startsWith('.tmp')),
+      contents: () => filesUnder(dir),
+      close: () => rm(dir, { recursive: true, force: true }),
+    };
+  },
 };
 
 /** One part of a hand-built multipart body: a form value, or a file. */

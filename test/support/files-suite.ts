@@ -1,8 +1,8 @@
 // The end-to-end suite of file fields, multipart writes and the /files routes
 // (spec: file fields, multipart, standalone file routes, Limits, Errors, file
-// cleanup), on every backend, for one storage given as a factory: the disk
-// storage runs it in test/runtime/files.test.ts, another storage (S3) can run
-// the very same suite with its own factory.
+// cleanup), on every backend, for one storage given as a factory
+// (file-storage.ts): disk storage runs it in test/runtime/files.test.ts, S3 in
+// test/storage-s3/files-e2e.test.ts.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, it } from 'node:test';
@@ -32,17 +32,18 @@ function recording(storage: FileStorage, started: Recorder<string>): FileStorage
 }
 
 /**
- * Defines `file fields and /files (<storage>) on <backend>` for every backend.
+ * Defines `file fields and /files on <storage> storage on <backend>` for
+ * every backend.
  *
  * @example
- * filesSuite(diskHarness);
+ * filesSuite(diskStorageFactory);
  */
-export function filesSuite(factory: StorageFactory, title = 'file fields and /files'): void {
-  eachBackend(title, (backend) => {
+export function filesSuite(factory: StorageFactory): void {
+  eachBackend(`file fields and /files on ${factory.name} storage`, (backend) => {
     let harness: StorageHarness;
     const started = new Recorder<string>();
     before(async () => {
-      harness = await factory();
+      harness = await factory.open();
     });
     after(async () => harness?.close());
     const files = () => ({ storage: recording(harness.storage, started) });

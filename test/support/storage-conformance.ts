@@ -2,11 +2,9 @@
 // runs against any implementation: byte-exact round trips, a large body
 // streamed with memory staying flat, byte ranges, missing keys, idempotent
 // deletes, bodies that fail midway leaving nothing behind, concurrent puts.
+// It takes a storage as every file storage suite does (file-storage.ts):
 //
-//   storageConformance('diskStorage', async () => {
-//     const dir = mkdtempSync(join(tmpdir(), 'mfx-disk-'));
-//     return { storage: diskStorage({ dir }), files: () => filesUnder(dir), close: async () => rmSync(dir, { recursive: true }) };
-//   });
+//   storageConformance(diskStorageFactory);
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -15,45 +13,33 @@ import { pipeline } from 'node:stream/promises';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FileStorage } from '../../runtime/src/files/storage.js';
-
-export interface StorageUnderTest {
-  storage: FileStorage;
-  /**
-   * Everything the backing store holds, as names: stored files, their
-   * metadata, temporary files, parts of unfinished uploads. A failed put must
-   * leave this list as it was.
-   */
-  files(): Promise<string[]> | string[];
-  close(): Promise<void>;
-}
+import type { StorageFactory, StorageHarness } from './file-storage.js';
 
 export interface ConformanceOptions {
   /** A fresh key the storage accepts (default: the shape the server's `newFileKey` makes, `YYYY/MM/<22 base64url>`). */
   key?: () => string;
   /** Size of the large streamed body (default 30 MiB). */
   largeBytes?: number;
-  /** How much RSS may grow while the large body goes through (default 16 MiB). */
-  maxRssGrowth?: number;
 }
 
 const MiB = 1024 * 1024;
 
-/** Defines `FileStorage contract: <name>`, opening the storage once for the suite. */
-export function storageConformance(name: string, open: () => Promise<StorageUnderTest>, options: ConformanceOptions = {}): void {
+/** Defines `FileStorage contract: <storage> storage`, opening the storage once for the suite. */
+export function storageConformance(factory: StorageFactory, options: ConformanceOptions = {}): void {
   const newKey = options.key ?? fileKey;
   const largeBytes = options.largeBytes ?? 30 * MiB;
-  const maxRssGrowth = options.maxRssGrowth ?? 16 * MiB;
+  const maxRssGrowth = factory.maxRssGrowth ?? 16 * MiB;
 
-  describe(`FileStorage contract: ${name}`, () => {
-    let under: StorageUnderTest;
+  describe(`FileStorage contract: ${factory.name} storage`, () => {
+    let harness: StorageHarness;
     let storage: FileStorage;
     before(async () => {
-      under = await open();
-      storage = under.storage;
+      harness = await factory.open();
+      storage = harness.storage;
     });
-    after(() => under?.close());
+    after(() => harness?.close());
 
-    const filesNow = async () => [...(await under.files())].sort();
+    const filesNow = () => harness.contents();
 
     it('put streams a body and resolves its size; get gives back the same bytes, content type and file name', async () => {
       const key = newKey();

@@ -1,4 +1,4 @@
-import { parseJsonObject, readBody } from '../http/body.js';
+import { bodyLimitOf, parseJsonObject, readBody } from '../http/body.js';
 import type { Context } from '../pipeline/context.js';
 import { authFlags, type HookRole, hookMeta } from '../pipeline/hook-meta.js';
 import { guard, type StepDefaults } from '../pipeline/pipeline.js';
@@ -18,7 +18,7 @@ function input(ctx: Context, bodyLimit: number): ActionInput {
   return {
     async json() {
       if (ctx.body) return ctx.body;
-      ctx.rawBody = await readBody(ctx.req, bodyLimit);
+      ctx.rawBody = await readBody(ctx.req, bodyLimitOf(ctx, bodyLimit));
       ctx.body = parseJsonObject(ctx.rawBody);
       return ctx.body;
     },

@@ -31,6 +31,7 @@ export function sharedDatabase(base: Adapter, registry: Registry): Adapter {
     run: (sql, params, options) => base.run(sql, params, options),
     raw: (sql, params, options) => base.raw(sql, params, options),
     iterate: (sql, params, options) => base.iterate(sql, params, options),
+    iterateBatches: base.iterateBatches && ((sql, params, options) => base.iterateBatches!(sql, params, options)),
     transaction: (fn, options) => base.transaction(fn, options),
     exec: (sql) => base.exec(sql),
     introspect: () => base.introspect(),

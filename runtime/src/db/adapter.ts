@@ -94,6 +94,17 @@ export interface Executor {
    */
   iterate(sql: string, params?: readonly unknown[], options?: IterateOptions): AsyncIterable<Row>;
   /**
+   * `iterate`'s rows a batch at a time, arrays of at most `batchSize` rows
+   * (default 500), with the same snapshot, early exit, cancellation and
+   * transaction rules: for a consumer that handles many rows per await (an
+   * export). Every built-in adapter has it; the runtime reads through
+   * `rowBatches`, which groups `iterate` for an adapter without it.
+   *
+   * @example
+   * for await (const rows of ctx.adapter.iterateBatches!('SELECT id FROM posts', [], { signal: ctx.cancel, batchSize: 256 })) write(rows);
+   */
+  iterateBatches?(sql: string, params?: readonly unknown[], options?: IterateOptions): AsyncIterable<Row[]>;
+  /**
    * Runs `fn` in a transaction: committed when it resolves, rolled back when it
    * throws. There are no nested transactions: calling this on a transaction
    * handle fails with NestedTransactionError.

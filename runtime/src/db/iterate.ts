@@ -1,8 +1,8 @@
-import { type QueryOptions, type Row, throwIfAborted } from './adapter.js';
+import { type Executor, type QueryOptions, type Row, throwIfAborted } from './adapter.js';
 
-/** Options of `Executor.iterate`. */
+/** Options of `Executor.iterate` and `Executor.iterateBatches`. */
 export interface IterateOptions extends QueryOptions {
-  /** Rows fetched per round trip where the database is remote (PostgreSQL cursor); default 500. */
+  /** Rows fetched per round trip where the database is remote (PostgreSQL cursor), and the most rows of a batch of `iterateBatches`; default 500. */
   batchSize?: number;
 }
 
@@ -27,7 +27,7 @@ const transactionEnded = () =>
  * ROLLBACK, and reading on from it fails.
  */
 export class TransactionIterations {
-  private open: AsyncGenerator<Row> | null = null;
+  private open: AsyncGenerator<unknown> | null = null;
   private ended = false;
 
   /** Throws when the transaction has ended or an iteration is open on it; called before every statement. */
@@ -44,7 +44,7 @@ export class TransactionIterations {
    * Rows of `start()`, marked open on the transaction from the first `next()`
    * until the loop ends, breaks or throws.
    */
-  async *track(start: () => AsyncGenerator<Row>): AsyncGenerator<Row> {
+  async *track<T>(start: () => AsyncGenerator<T>): AsyncGenerator<T> {
     this.assertUsable();
     const rows = start();
     this.open = rows;
@@ -71,20 +71,61 @@ export class TransactionIterations {
 }
 
 /**
- * Rows already read, handed out one by one: for a connection that cannot keep
- * a statement open while others use it. The array is dropped as it is read.
+ * The rows of a batch iteration one by one: what `Executor.iterate` is made
+ * of on every backend (`iterateBatches` is the primitive), so both read the
+ * same statement the same way.
  *
  * @example
- * yield* rowsOf(() => connection.all(sql, params));
+ * iterate(sql, params, options) { return rowsOfBatches(this.iterateBatches(sql, params, options)); }
  */
-export async function* rowsOf(read: () => Promise<Row[]>, options?: IterateOptions): AsyncGenerator<Row> {
-  batchSizeOf(options);
+export async function* rowsOfBatches(batches: AsyncIterable<Row[]>): AsyncGenerator<Row> {
+  for await (const batch of batches) {
+    for (let i = 0; i < batch.length; i++) yield batch[i];
+  }
+}
+
+/**
+ * Rows already read, handed out `batchSize` at a time: for a connection that
+ * cannot keep a statement open while others use it. Each batch is dropped
+ * from the whole result as it is handed out.
+ *
+ * @example
+ * yield* batchesOfResult(() => connection.all(sql, params), options);
+ */
+export async function* batchesOfResult(read: () => Promise<Row[]>, options?: IterateOptions): AsyncGenerator<Row[]> {
+  const size = batchSizeOf(options);
   throwIfAborted(options?.signal);
   const rows = await read();
-  for (let i = 0; i < rows.length; i++) {
+  for (let start = 0; start < rows.length; start += size) {
     throwIfAborted(options?.signal);
-    const row = rows[i];
-    rows[i] = undefined as never;
-    yield row;
+    const end = Math.min(start + size, rows.length);
+    const batch = rows.slice(start, end);
+    rows.fill(undefined as never, start, end);
+    yield batch;
   }
+}
+
+/**
+ * The rows of `sql` a batch at a time from any executor: its own
+ * `iterateBatches` (every built-in adapter has one), else its `iterate`
+ * grouped into arrays of `batchSize` rows (an adapter written before it).
+ *
+ * @example
+ * for await (const rows of rowBatches(ctx.adapter, sql, params, { signal: ctx.cancel, batchSize: 256 })) write(rows);
+ */
+export function rowBatches(executor: Executor, sql: string, params: readonly unknown[], options?: IterateOptions): AsyncIterable<Row[]> {
+  if (executor.iterateBatches) return executor.iterateBatches(sql, params, options);
+  return grouped(executor.iterate(sql, params, options), batchSizeOf(options));
+}
+
+async function* grouped(rows: AsyncIterable<Row>, size: number): AsyncGenerator<Row[]> {
+  let batch: Row[] = [];
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }

@@ -21,7 +21,7 @@ export function fromPool(pool: pg.Pool): () => Promise<HeldConnection> {
 
 /**
  * Rows of one statement through a server-side cursor (`pg-cursor`), fetched
- * `batchSize` at a time, so memory stays bounded and the connection is held
+ * and handed out `batchSize` at a time, so memory stays bounded and the connection is held
  * only by this iteration. The statement runs as one portal: every row comes
  * from the snapshot it started with. The signal cancels a fetch in flight
  * (a CancelRequest; that connection is then closed, not reused) and refuses
@@ -29,15 +29,15 @@ export function fromPool(pool: pg.Pool): () => Promise<HeldConnection> {
  * connection back.
  *
  * @example
- * for await (const row of cursorRows(fromPool(readPool), 'SELECT id FROM posts', [], { types }, { signal })) send(row);
+ * for await (const rows of cursorBatches(fromPool(readPool), 'SELECT id FROM posts', [], { types }, { signal })) send(rows);
  */
-export async function* cursorRows(
+export async function* cursorBatches(
   connect: () => Promise<HeldConnection>,
   sql: string,
   values: unknown[],
   config: { types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => unknown } },
   options: IterateOptions = {},
-): AsyncGenerator<Row> {
+): AsyncGenerator<Row[]> {
   const { signal } = options;
   const batchSize = batchSizeOf(options);
   throwIfAborted(signal);
@@ -64,7 +64,7 @@ export async function* cursorRows(
       } finally {
         fetching = false;
       }
-      for (const row of rows) yield row;
+      if (rows.length > 0) yield rows;
       if (rows.length < batchSize) return;
     }
   } finally {

@@ -19,9 +19,9 @@ import {
   throwIfAborted,
 } from './adapter.js';
 import { loadDriver } from './drivers.js';
-import { type IterateOptions, TransactionIterations } from './iterate.js';
+import { type IterateOptions, rowsOfBatches, TransactionIterations } from './iterate.js';
 import { cancelBackend, releaseErrorOf } from './pg-cancel.js';
-import { cursorRows, fromPool } from './pg-cursor.js';
+import { cursorBatches, fromPool } from './pg-cursor.js';
 import { PreparedStatement, type StatementResult, StatementExecution, type ValueParser } from './pg-statement.js';
 import { isoTimestamp } from './pg-timestamps.js';
 import { rebindQuestionMarks } from './rebind.js';
@@ -245,9 +245,12 @@ class PostgresTransaction implements Executor {
     return (await this.executor.query(this.target(), rebindQuestionMarks(sql), params, options, false)).rows;
   }
   /** A cursor on the transaction's connection, which the transaction keeps. */
-  iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
+  iterateBatches(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row[]> {
     const held = async () => ({ client: this.client, release: () => {} });
-    return this.iterations.track(() => cursorRows(held, sql, bindAll(params), { types }, options));
+    return this.iterations.track(() => cursorBatches(held, sql, bindAll(params), { types }, options));
+  }
+  iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
+    return rowsOfBatches(this.iterateBatches(sql, params, options));
   }
   async transaction<T>(): Promise<T> {
     throw new NestedTransactionError();
@@ -341,8 +344,11 @@ class PostgresAdapter implements Adapter {
     return (await this.statement(rebindQuestionMarks(sql), params, options, false)).rows;
   }
   /** A cursor on a connection of the read pool (write pool for writing statements and reads that must see the primary), held until the loop ends. */
+  iterateBatches(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row[]> {
+    return cursorBatches(fromPool(this.pool(sql, options)), sql, bindAll(params), { types }, options);
+  }
   iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
-    return cursorRows(fromPool(this.pool(sql, options)), sql, bindAll(params), { types }, options);
+    return rowsOfBatches(this.iterateBatches(sql, params, options));
   }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {

@@ -32,22 +32,37 @@ export class SnapshotReaders {
 
   /**
    * The rows of a read-only statement, stepped with `.iterate()` on a
-   * connection of its own; the statement is reset and the connection given
-   * back when the loop ends, breaks, throws or the signal aborts.
+   * connection of its own and handed out `batchSize` at a time (stepping is
+   * synchronous: a batch costs one await, not one per row); the statement is
+   * reset and the connection given back when the loop ends, breaks, throws
+   * or the signal aborts.
    *
    * @example
-   * for await (const row of readers.rows('SELECT id FROM posts', [], { signal })) send(row);
+   * for await (const rows of readers.batches('SELECT id FROM posts', [], { signal })) send(rows);
    */
-  async *rows(sql: string, values: readonly unknown[], options?: IterateOptions): AsyncGenerator<Row> {
-    batchSizeOf(options); // checked on every backend; rows are stepped one by one here
+  async *batches(sql: string, values: readonly unknown[], options?: IterateOptions): AsyncGenerator<Row[]> {
+    const size = batchSizeOf(options);
     const signal = options?.signal;
     throwIfAborted(signal);
     if (this.closed) throw new Error('mfx: the database is closed');
     const db = this.idle.pop() ?? this.connect();
     try {
-      for (const row of db.prepare(sql).iterate(values) as IterableIterator<Row>) {
-        throwIfAborted(signal);
-        yield row;
+      const rows = db.prepare(sql).iterate(values) as IterableIterator<Row>;
+      try {
+        for (;;) {
+          throwIfAborted(signal);
+          const batch: Row[] = [];
+          let step = rows.next();
+          while (!step.done) {
+            batch.push(step.value);
+            if (batch.length === size) break;
+            step = rows.next();
+          }
+          if (batch.length > 0) yield batch;
+          if (step.done) return;
+        }
+      } finally {
+        rows.return?.();
       }
     } finally {
       if (this.closed || this.idle.length >= KEEP_IDLE) db.close();

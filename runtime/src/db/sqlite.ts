@@ -14,7 +14,7 @@ import {
   throwIfAborted,
 } from './adapter.js';
 import { loadDriver } from './drivers.js';
-import { type IterateOptions, rowsOf, TransactionIterations } from './iterate.js';
+import { batchesOfResult, type IterateOptions, rowsOfBatches, TransactionIterations } from './iterate.js';
 import { WriteLock } from './lock.js';
 import { SnapshotReaders } from './sqlite-snapshot.js';
 
@@ -140,8 +140,11 @@ class SqliteTransaction implements Executor {
     return this.check(options).all(sql, params);
   }
   /** The writer is shared with the transaction's own statements: the rows are read at once. */
+  iterateBatches(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row[]> {
+    return this.iterations.track(() => batchesOfResult(async () => this.connection.all(sql, params), options));
+  }
   iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
-    return this.iterations.track(() => rowsOf(async () => this.connection.all(sql, params), options));
+    return rowsOfBatches(this.iterateBatches(sql, params, options));
   }
   async transaction<T>(): Promise<T> {
     throw new NestedTransactionError();
@@ -255,9 +258,12 @@ class SqliteAdapter implements Adapter {
    * of its own; anything else (`:memory:` has one connection, shared by every
    * request) is read at once, like `all`.
    */
-  async *iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncGenerator<Row> {
-    if (this.snapshots && this.readerStatement(sql)) yield* this.snapshots.rows(sql, bindAll(params), options);
-    else yield* rowsOf(() => this.all(sql, params, options), options);
+  async *iterateBatches(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncGenerator<Row[]> {
+    if (this.snapshots && this.readerStatement(sql)) yield* this.snapshots.batches(sql, bindAll(params), options);
+    else yield* batchesOfResult(() => this.all(sql, params, options), options);
+  }
+  iterate(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row> {
+    return rowsOfBatches(this.iterateBatches(sql, params, options));
   }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {

@@ -8,6 +8,7 @@
  * runs (503 when none is free).
  */
 import { mapDbError } from '../db/errors.js';
+import { rowBatches } from '../db/iterate.js';
 import { ApiError } from '../errors/api-error.js';
 import type { RequestLocale } from '../locale/request.js';
 import { localizeQuery } from '../locale/query.js';
@@ -35,8 +36,8 @@ export type ExportFormat = keyof typeof EXPORT_FORMATS;
 /** List parameters an export refuses: it holds every selected row, unpaged, with every exported field. */
 const REFUSED_PARAMETERS = ['page', 'limit', 'cursor', 'include', 'select'];
 
-/** Rows read before the format writes them. */
-const BATCH_ROWS = 256;
+/** Rows read per batch (a PostgreSQL cursor fetch, a SQLite step run), handed to the format together. */
+const BATCH_ROWS = 500;
 
 /** CSV text is handed on in pieces of about this many characters. */
 const CSV_CHUNK = 64 * 1024;
@@ -76,34 +77,37 @@ export function exportDefaults(model: ModelMeta, store: ModelStore, none: StepDe
   const localized = model.fields.some((f) => f.type === 'localized');
 
   /**
-   * The selected rows as cell values in header order, a batch at a time (the
-   * formats then wait once per batch, not per row), at most `max` rows: a
-   * table that grew since the count is cut.
+   * The selected rows as cell values in header order, a batch at a time as
+   * the adapter reads them (`rowBatches`: one await per batch, not per row,
+   * here and in the formats), at most `max` rows: a table that grew since
+   * the count is cut.
    */
   async function* batchesOf(ctx: Context, query: ListQuery): AsyncGenerator<unknown[][]> {
     const locale = localized ? deps.localeOf(ctx) : null;
     const view = { select: null, locale, caller: ctx.identity };
     const { sql, params } = store.selectAll(query, ctx.scopeIfAny, max + 1);
+    const width = header.length;
     let n = 0;
-    let batch: unknown[][] = [];
     try {
       // The chain has ended (and any transaction with it): the rows are read on the adapter.
-      for await (const row of ctx.adapter.iterate(sql, params, { signal: ctx.cancel })) {
-        if (++n > max) throw new ExportOverflow(`the export of ${model.table} grew past ${max} rows while it was written; the response was cut`);
-        const decoded = store.decode(row);
-        const record = locale ? project(decoded, view, false) : decoded;
-        const cells = new Array<unknown>(header.length);
-        for (let i = 0; i < header.length; i++) cells[i] = record[header[i]];
-        batch.push(cells);
-        if (batch.length === BATCH_ROWS) {
-          yield batch;
-          batch = [];
+      for await (const rows of rowBatches(ctx.adapter, sql, params, { signal: ctx.cancel, batchSize: BATCH_ROWS })) {
+        // Rows past max: those up to it are written, then the response is cut.
+        const take = Math.min(rows.length, max - n);
+        n += take;
+        const batch = new Array<unknown[]>(take);
+        for (let r = 0; r < take; r++) {
+          const decoded = store.decode(rows[r]);
+          const record = locale ? project(decoded, view, false) : decoded;
+          const cells = new Array<unknown>(width);
+          for (let i = 0; i < width; i++) cells[i] = record[header[i]];
+          batch[r] = cells;
         }
+        if (take > 0) yield batch;
+        if (take < rows.length) throw new ExportOverflow(`the export of ${model.table} grew past ${max} rows while it was written; the response was cut`);
       }
     } catch (error) {
       throw error instanceof ExportOverflow ? error : mapDbError(error, ctx.adapter.dialect, 'list');
     }
-    if (batch.length > 0) yield batch;
   }
 
   async function* csvChunks(batches: AsyncIterable<unknown[][]>): AsyncGenerator<string> {

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError, ConfigError } from '../errors/api-error.js';
-import { isMultipart } from '../http/body.js';
+import { bodyLimitOf, isMultipart } from '../http/body.js';
 import type { RouteHandler, RouteTable } from '../http/route-table.js';
 import type { Context } from '../pipeline/context.js';
 import { type StepDefaults, straight } from '../pipeline/pipeline.js';
@@ -54,7 +54,7 @@ export function fileRouteDefaults(storage: FileStorage | null, maxUploadBytes: n
         }
         const read = await readUpload(ctx.req, {
           storage: files,
-          maxBytes: maxUploadBytes,
+          maxBytes: bodyLimitOf(ctx, maxUploadBytes),
           files: new Map([[FILE_PART, {}]]),
           onStorageError: (error) => ctx.log.error({ requestId: ctx.requestId, err: String((error as Error)?.stack ?? error) }, 'file storage failed storing an upload'),
         });

@@ -1,10 +1,35 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
+import type { Context } from '../pipeline/context.js';
 import { lingerAfterAnswer } from './linger.js';
 
 /** JSON request bodies are capped at 4 MB. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+const LOWERED = Symbol('mfx.bodyLimit');
+
+/**
+ * Lowers the body limit of one request (the bodyLimit() hook): the lowest
+ * of every call stands, and it never raises the server's own limit.
+ */
+export function lowerBodyLimit(ctx: Context, bytes: number): void {
+  const holder = ctx as unknown as Record<symbol, number | undefined>;
+  const now = holder[LOWERED];
+  if (now === undefined || bytes < now) holder[LOWERED] = bytes;
+}
+
+/**
+ * The limit a request's body is read under: the server's `limit` (bodyLimit
+ * for JSON, maxUploadBytes for multipart), or less when a hook lowered it.
+ *
+ * @example
+ * const raw = await readBody(ctx.req, bodyLimitOf(ctx, DEFAULT_BODY_LIMIT));
+ */
+export function bodyLimitOf(ctx: Context, limit: number): number {
+  const lowered = (ctx as unknown as Record<symbol, number | undefined>)[LOWERED];
+  return lowered !== undefined && lowered < limit ? lowered : limit;
+}
 
 /**
  * Reads the whole body, refusing it with 413 as soon as it passes `limit`

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors/api-error.js';
 import type { Context } from '../pipeline/context.js';
+import { bodyLimitOf } from './body.js';
 
 /** The spec's default upload limit (FilesConfig.MaxUploadBytes). */
 export const DEFAULT_MULTIPART_LIMIT = 32 * 1024 * 1024;
@@ -48,7 +49,8 @@ export interface MultipartHandoff {
 
 /**
  * The Deserialize step's multipart branch: hands the body to the registered
- * parser and puts what it returns on the context. Without a parser, 501
+ * parser (within its limits, lowered for this request by a bodyLimit() hook)
+ * and puts what it returns on the context. Without a parser, 501
  * NO_STORAGE. A parser's ApiError answers as is; anything else it throws is
  * taken as a body it could not read: 400 MULTIPART_ERROR with the generic
  * text (a parser's own message may name paths), the original logged.
@@ -60,7 +62,8 @@ export async function readMultipart(ctx: Context, handoff: MultipartHandoff | nu
   if (!handoff) throw new ApiError('NO_STORAGE', 'multipart bodies need file storage; configure FileStorage or send JSON');
   let parsed: MultipartBody;
   try {
-    parsed = await handoff.parse(ctx, handoff.limits);
+    const maxBytes = bodyLimitOf(ctx, handoff.limits.maxBytes);
+    parsed = await handoff.parse(ctx, maxBytes === handoff.limits.maxBytes ? handoff.limits : { ...handoff.limits, maxBytes });
   } catch (error) {
     if (error instanceof ApiError) throw error;
     ctx.log.warn({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.stack ?? error) }, 'multipart parser failed');

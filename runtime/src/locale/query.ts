@@ -13,7 +13,7 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import type { SqlBuilder } from '../sql/builder.js';
 import { localePlanOf } from './plan.js';
 import type { RequestLocale } from './request.js';
-import { requestedLocale, supportedCode } from './resolve.js';
+import { supportedCode } from './resolve.js';
 
 /** A locale code as a filter key may name it (the shape the locale options accept). */
 const CODE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -67,33 +67,37 @@ function keyFor(model: ModelMeta, path: readonly string[], field: FieldManifest,
 /**
  * Sets the key every localized filter and sort of a list query reads, for
  * this request. `like` on a key matches case-insensitively (the spec's
- * pattern match on the key); an unsupported explicit code falls back to the
- * default, as `?locale=` does.
+ * pattern match on the key); an explicit key (`name.<locale>`) must name a
+ * supported locale (`explicitKey`).
  */
 export function localizeQuery(model: ModelMeta, query: ListQuery, locale: RequestLocale): void {
   for (const clause of query.filters) {
     if (clause.field.type !== 'localized') continue;
-    clause.locale = clause.localeKey !== undefined ? requestedLocale(clause.localeKey, undefined, locale.locales).code : keyFor(model, clause.path, clause.field, locale);
+    clause.locale = clause.localeKey !== undefined ? explicitKey(model, clause, 'filterable', locale) : keyFor(model, clause.path, clause.field, locale);
     if (clause.locale !== null && clause.op === 'like') clause.op = 'ilike';
   }
   for (const sort of query.sorts) {
     if (sort.field.type !== 'localized') continue;
-    const key = sort.localeKey !== undefined ? sortKey(model, sort, locale) : keyFor(model, sort.path, sort.field, locale);
+    const key = sort.localeKey !== undefined ? explicitKey(model, sort, 'sortable', locale) : keyFor(model, sort.path, sort.field, locale);
     if (key !== null) sort.locale = key;
   }
 }
 
 /**
- * The key of `name.<locale>:asc`: the supported code it names (case
- * forgiven); a code outside `locales.supported` is a 400 in the form of an
- * unknown field's, since no stored map can hold it.
+ * The key of `filter=name.<locale>:op:v` and `sort=name.<locale>:asc`: the
+ * supported code it names (case forgiven). A code outside
+ * `locales.supported` is a 400 in the form of an unknown field's, naming the
+ * supported codes: no stored map can hold it, and reading another locale's
+ * text instead (as an unsupported `?locale=` does) would answer a filter or
+ * sort the client did not ask for as if it had worked.
  */
-function sortKey(model: ModelMeta, sort: SortKey, locale: RequestLocale): string {
-  const code = supportedCode(sort.localeKey!, locale.locales);
+function explicitKey(model: ModelMeta, term: FilterClause | SortKey, use: 'filterable' | 'sortable', locale: RequestLocale): string {
+  const code = supportedCode(term.localeKey!, locale.locales);
   if (code !== null) return code;
-  const label = quote([...sort.path, sort.field.name, sort.localeKey].join('.'));
+  const label = quote([...term.path, term.field.name, term.localeKey].join('.'));
   const supported = [...locale.locales.supported!].join(', ');
-  throw invalidQuery(notAField(ownerOf(model, sort.path), label, 'sortable', `${quote(sort.localeKey!)} is not a supported locale (${supported}); sort by ${sort.field.name}.<locale> with one of them`));
+  const verb = use === 'filterable' ? 'filter' : 'sort';
+  throw invalidQuery(notAField(ownerOf(model, term.path), label, use, `${quote(term.localeKey!)} is not a supported locale (${supported}); ${verb} by ${term.field.name}.<locale> with one of them`));
 }
 
 /**

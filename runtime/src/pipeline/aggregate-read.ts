@@ -3,6 +3,8 @@ import { type AggregatePlan, planAggregate, readAggregateParameter } from '../ag
 import { type AggregateRows, runAggregate } from '../aggregate/sql.js';
 import { ApiError } from '../errors/api-error.js';
 import { type WithSerialisedBody, serialisedBody } from '../http/etag.js';
+import { localizeQuery } from '../locale/query.js';
+import type { RequestLocale } from '../locale/request.js';
 import { parseFilters, refuseNul } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { ModelStore } from '../store/model-store.js';
@@ -35,7 +37,13 @@ const plans = new WeakMap<Context, AggregatePlan>();
  * parameter and the request's `filter` / `filter[N]`; DB runs one
  * statement in the caller's scope; Response answers `{data: [rows]}`.
  */
-export function aggregateDefaults(model: ModelMeta, store: ModelStore, none: StepDefaults, run: <T>(ctx: Context, work: () => Promise<T>) => Promise<T>): StepDefaults {
+export function aggregateDefaults(
+  model: ModelMeta,
+  store: ModelStore,
+  none: StepDefaults,
+  run: <T>(ctx: Context, work: () => Promise<T>) => Promise<T>,
+  localeOf: (ctx: Context) => RequestLocale | null,
+): StepDefaults {
   return {
     ...none,
     deserialize: straight((ctx) => {
@@ -53,6 +61,9 @@ export function aggregateDefaults(model: ModelMeta, store: ModelStore, none: Ste
       plans.set(ctx, plan);
       // The list's view of the request, for list hooks that read it.
       ctx.query = { filters: parseFilters(model, params!), sorts: [], page: 1, limit: plan.limit, include: [], select: null, q: null, cursor: null, locale: null };
+      // Filters on localized fields read the keys the list's would (the request's locale, or the one named).
+      const locale = localeOf(ctx);
+      if (locale) localizeQuery(model, ctx.query, locale);
     }),
     db: straight(async (ctx) => {
       const plan = plans.get(ctx)!;

@@ -1,6 +1,6 @@
 import { mapDbError } from '../db/errors.js';
 import { ApiError, type ValidationDetail } from '../errors/api-error.js';
-import { isMultipart, parseJsonObject, readBody } from '../http/body.js';
+import { bodyLimitOf, isMultipart, parseJsonObject, readBody } from '../http/body.js';
 import { type MultipartHandoff, readMultipart } from '../http/multipart.js';
 import { etagOf } from '../http/etag.js';
 import type { CursorCodec } from '../query/cursor.js';
@@ -79,7 +79,7 @@ function deserializeBody(options: DefaultsOptions, then: ((ctx: Context) => void
     if (isMultipart(ctx.req)) {
       await readMultipart(ctx, options.multipart ?? null);
     } else {
-      ctx.rawBody = await readBody(ctx.req, options.bodyLimit);
+      ctx.rawBody = await readBody(ctx.req, bodyLimitOf(ctx, options.bodyLimit));
       ctx.body = parseJsonObject(ctx.rawBody);
     }
     then?.(ctx);
@@ -275,7 +275,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
     case 'history':
       return historyDefaults(model, store, none);
     case 'aggregate':
-      return aggregateDefaults(model, store, none, db);
+      return aggregateDefaults(model, store, none, db, localeOf);
     case 'export':
       return exportDefaults(model, store, none, { slots: options.exports, localeOf });
     case 'options': {
