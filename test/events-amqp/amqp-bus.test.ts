@@ -5,11 +5,11 @@
 // reconnect; the broker's confirm is what publish waits for.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { connect } from 'amqplib';
 import { amqpBus } from '@mfx/events-amqp';
 import { busContract, makeEvent } from '../support/bus-contract.js';
+import { relay } from '../support/tcp-relay.js';
 import { Recorder } from '../support/wait.js';
 import { AMQP_URL, openBus } from './open.js';
 
@@ -24,29 +24,16 @@ after(async () => {
 
 busContract('amqp', { open: () => openBus(), child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_EXCHANGE: exchange } });
 
-/** A TCP relay to the broker whose connections the test can cut. */
-async function relay(): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = createConnection(5672, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `amqp://guest:guest@127.0.0.1:${port}`,
-    cut: () => sockets.forEach((s) => s.destroy()),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+/** A relay to RabbitMQ whose connections the test can cut. */
+async function link(): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+  const r = await relay(5672);
+  return { url: `amqp://guest:guest@127.0.0.1:${r.port}`, cut: r.cut, close: r.close };
 }
 
 describe('amqpBus', () => {
   it('a dropped connection ends every subscription, calls each onClosed once, and the bus refuses work instead of reconnecting', async () => {
-    const link = await relay();
-    const bus = await openBus(link.url);
+    const cutter = await link();
+    const bus = await openBus(cutter.url);
     const closedA = new Recorder<Error>();
     const closedB = new Recorder<Error>();
     const got = new Recorder<string>();
@@ -55,7 +42,7 @@ describe('amqpBus', () => {
     const event = makeEvent('post.created');
     await bus.publish([event]);
     await got.next();
-    link.cut();
+    cutter.cut();
     const [reasonA] = await closedA.count(1);
     await closedB.count(1);
     assert.ok(reasonA instanceof Error);
@@ -64,7 +51,7 @@ describe('amqpBus', () => {
     await bus.close();
     assert.equal(closedA.seen.length, 1);
     assert.equal(closedB.seen.length, 1);
-    await link.close();
+    await cutter.close();
   });
 
   it('close() calls no onClosed', async () => {
@@ -94,8 +81,8 @@ describe('amqpBus', () => {
   it('refuses a missing url and a bad prefetch, and rejects when the broker cannot be reached', async () => {
     await assert.rejects(amqpBus({} as never), { name: 'ConfigError', message: 'mfx: amqpBus() needs { url }: the broker URL (amqp://user:password@host:5672)' });
     await assert.rejects(amqpBus({ url: AMQP_URL, prefetch: 0 }), { name: 'ConfigError', message: 'mfx: amqpBus(): prefetch must be a whole number above 0, not 0' });
-    const link = await relay();
-    await link.close();
-    await assert.rejects(amqpBus({ url: link.url }), { code: 'ECONNREFUSED' });
+    const gone = await link();
+    await gone.close();
+    await assert.rejects(amqpBus({ url: gone.url }), { code: 'ECONNREFUSED' });
   });
 });

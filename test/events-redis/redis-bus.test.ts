@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { redisStreamBus } from '@mfx/events-redis';
 import type { MfxEvent } from '../../runtime/src/events/types.js';
 import { busContract, makeEvent } from '../support/bus-contract.js';
+import { relay } from '../support/tcp-relay.js';
 import { Recorder } from '../support/wait.js';
 import { openBus, REDIS_URL } from './open.js';
 
@@ -55,9 +56,10 @@ describe('redisStreamBus', () => {
     const event = makeEvent('post.created');
     await bus.publish([event]);
     assert.equal(await got.next(), event.id);
+    // close() waits for the loop, which acknowledges after the handler.
+    await bus.close();
     const [pending] = (await admin.xpending(stream, name)) as [number];
     assert.equal(pending, 0);
-    await bus.close();
   });
 
   it('uses a client you own without closing it, and trims the stream with maxLen', async () => {
@@ -70,6 +72,41 @@ describe('redisStreamBus', () => {
     assert.equal(await own.ping(), 'PONG');
     await own.del(trimmed);
     await own.quit();
+  });
+
+  it('makes its group again, from the start of the stream, when the stream was deleted under it', async () => {
+    const own = `${stream}:deleted`;
+    const bus = redisStreamBus({ url: REDIS_URL, stream: own, blockMs: 50 });
+    const got = new Recorder<string>();
+    await bus.subscribe({ name: 'survives', patterns: ['post.*'], handler: (e) => got.push(e.id) });
+    const before = makeEvent('post.created');
+    await bus.publish([before]);
+    await got.next((id) => id === before.id);
+    await admin.del(own);
+    const after = makeEvent('post.updated');
+    await bus.publish([after]);
+    assert.equal(await got.next((id) => id === after.id), after.id);
+    await bus.close();
+    await admin.del(own);
+  });
+
+  it('keeps reading after its connections to Redis were cut, without calling onClosed', async () => {
+    const cut = await relay(6379);
+    const bus = redisStreamBus({ url: `redis://127.0.0.1:${cut.port}`, stream, blockMs: 50 });
+    const got = new Recorder<string>();
+    const closed = new Recorder<Error>();
+    await bus.subscribe({ name: `cut-${randomUUID().slice(0, 8)}`, patterns: ['post.*'], handler: (e) => got.push(e.id), onClosed: (e) => closed.push(e) });
+    const first = makeEvent('post.created');
+    await bus.publish([first]);
+    await got.next((id) => id === first.id);
+    cut.cut();
+    // Published on a connection of its own, straight to the stream: the bus's connections are coming back.
+    const second = makeEvent('post.updated');
+    await admin.xadd(stream, '*', 'e', JSON.stringify(second));
+    assert.equal(await got.next((id) => id === second.id), second.id);
+    assert.deepEqual(closed.seen, []);
+    await bus.close();
+    await cut.close();
   });
 
   it('refuses bad options with the option named', () => {

@@ -152,13 +152,46 @@ class RedisSubscription implements Subscription {
 
   private async run(): Promise<void> {
     const { stream, consumer, batch, blockMs } = this.settings;
+    let failures = 0;
     while (!this.stopping) {
-      await this.reclaim();
-      if (this.stopping) return;
-      const reply = (await this.reader.xreadgroup('GROUP', this.name, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as [string, Entry[]][] | null;
-      if (!reply) continue;
-      for (const [, entries] of reply) await this.handle(entries);
+      try {
+        await this.reclaim();
+        if (this.stopping) return;
+        const reply = (await this.reader.xreadgroup('GROUP', this.name, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as [string, Entry[]][] | null;
+        failures = 0;
+        if (!reply) continue;
+        for (const [, entries] of reply) await this.handle(entries);
+      } catch (error) {
+        if (this.stopping) return;
+        const message = String((error as Error)?.message ?? error);
+        if (message.startsWith('NOGROUP')) {
+          // The stream was deleted (and maybe made again by a publish): the group is made again, reading the new stream from its start.
+          this.settings.log.warn({ subscription: this.name, stream }, 'redis-streams group was gone; made again from the start of the stream');
+          await this.client.xgroup('CREATE', stream, this.name, '0', 'MKSTREAM').catch(() => {});
+          continue;
+        }
+        // Redis away or restarting: try again, waiting longer each time (at most 30 s); close() ends the wait.
+        failures++;
+        this.settings.log.warn({ subscription: this.name, stream, err: message, failures }, 'redis-streams read failed; retrying');
+        await this.pause(Math.min(100 * 2 ** (failures - 1), 30_000));
+      }
     }
+  }
+
+  private wake: (() => void) | null = null;
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
   }
 
   /** Takes over entries other consumers of this group left unacknowledged for claimIdleMs (a crash), at most once per that interval. */
@@ -196,6 +229,7 @@ class RedisSubscription implements Subscription {
     // A blocking read in flight returns early once its connection goes; a running handler finishes first.
     const reading = this.loop;
     this.reader.disconnect();
+    this.wake?.();
     await reading;
   }
 }
