@@ -246,8 +246,9 @@ export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<A
         admitting--;
         return;
       }
+      // Given back before the handshake: ws answers a malformed one (400) without calling back.
+      admitting--;
       wss.handleUpgrade(req, socket, head, (ws) => {
-        admitting--;
         let matchers = new Map<string, (type: string) => boolean>(admitted.patterns.map((p) => [p, compilePatterns([p])]));
         let open = true;
         let alive = true;
