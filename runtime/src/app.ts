@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
@@ -23,7 +23,9 @@ import type { OpenApiDocument } from './openapi/types.js';
 import { modelDefaults } from './pipeline/defaults.js';
 import { resolveLocales } from './locale/options.js';
 import { type Chain, Pipeline } from './pipeline/pipeline.js';
-import { type Hook, type HookScope, type ModelHook, type ModelMiddleware, STEPS, type Step } from './pipeline/types.js';
+import { type Hook, type HookScope, type Identity, type ModelHook, type ModelMiddleware, STEPS, type Step } from './pipeline/types.js';
+import { Context } from './pipeline/context.js';
+import { requestIdOf, traceIdOf } from './http/respond.js';
 import { type Availability, createProbes, type HttpMiddleware, validateReadinessChecks } from './probes/probes.js';
 import type { ModelMeta } from './registry/model-meta.js';
 import type { RouteRow } from './registry/model-routes.js';
@@ -110,6 +112,11 @@ export class App {
   private keys: Keyring | null | Promise<Keyring> | undefined;
   /** Exports running at once across every model (maxConcurrentExports). */
   private readonly exportSlots: ExportSlots;
+  /** WebSocket upgrade handlers by exact path (`upgrade()`); the server listens for upgrades only when there is one. */
+  private readonly upgrades = new Map<string, UpgradeHandler>();
+  /** Run when stop() begins, before the drain (`onStopping()`). */
+  private readonly stoppingHooks: Array<() => Promise<void> | void> = [];
+  private authChain: Chain | null = null;
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -391,6 +398,50 @@ export class App {
     return this;
   }
 
+  /**
+   * Serves HTTP upgrades (WebSocket) arriving on exactly `path` (the path
+   * prefix included) with `handler`, for satellites such as realtime. Once
+   * one is registered, an upgrade request on any other path is answered 404
+   * and its connection closed; without one, upgrades are served as plain
+   * HTTP/1.1.
+   */
+  upgrade(path: string, handler: UpgradeHandler): this {
+    if (this.sealed) throw new RegistrationClosedError(`the upgrade handler of ${path}`);
+    if (typeof handler !== 'function') throw new ConfigError('an upgrade handler must be a function (req, socket, head) => void');
+    if (this.upgrades.has(path)) throw new ConfigError(`${path} already has an upgrade handler`);
+    this.upgrades.set(path, handler);
+    return this;
+  }
+
+  /**
+   * Runs `fn` as soon as stop() begins, before requests are drained: long-lived
+   * streams (realtime) say goodbye and end there, instead of being cut when
+   * the drain ends.
+   */
+  onStopping(fn: () => Promise<void> | void): this {
+    this.stoppingHooks.push(fn);
+    return this;
+  }
+
+  /**
+   * Runs the app's Auth-step hooks, those of a read on no model, for a
+   * request served outside the route table (a realtime stream), and
+   * resolves with the identity they set (null: anonymous). Rejects with the
+   * ApiError a hook threw (401 for a bad credential). Needs the handler
+   * built.
+   */
+  async authenticate(req: IncomingMessage, res: ServerResponse): Promise<Identity | null> {
+    if (!this.built) throw new ConfigError('authenticate() needs the handler built (app.handler() or app.start())');
+    const none = Object.fromEntries(STEPS.map((step) => [step, null])) as Record<Step, Hook | null>;
+    this.authChain ??= this.pipeline.build(null, 'read', none, undefined, this.log, ['auth']);
+    const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const ctx = new Context({ model: null, op: 'read', log: this.log }, req, res, {}, requestId, traceIdOf(req, requestId), this.db, query === -1 ? '' : url.slice(query + 1));
+    await this.authChain(ctx);
+    return ctx.identity;
+  }
+
   /** The store of a model, for hooks and actions that read or write records themselves. */
   store(model: string): ModelStore {
     const store = this.stores.get(model);
@@ -645,6 +696,15 @@ export class App {
     this.serving = this.handler();
     const server = createNodeServer((req, res) => this.serving!(req, res), { log: this.log, serviceName: this.config.serviceName, connections: this.connections });
     this.server = server;
+    if (this.upgrades.size > 0) {
+      server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+        const url = req.url ?? '/';
+        const query = url.indexOf('?');
+        const handler = this.upgrades.get(query === -1 ? url : url.slice(0, query));
+        if (handler && !this.stopping) handler(req, socket, head);
+        else socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      });
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.config.port, this.config.host, () => {
@@ -726,6 +786,13 @@ export class App {
       app.inflight.draining = true;
     }
     this.removeSignalHandlers();
+    for (const fn of this.stoppingHooks.splice(0)) {
+      try {
+        await fn();
+      } catch (error) {
+        this.log.error({ err: String(error) }, 'a stopping hook failed');
+      }
+    }
     const server = this.server;
     if (server) {
       const closed = stopListening(server);
@@ -803,6 +870,9 @@ export class App {
     this.signalHandler = null;
   }
 }
+
+/** Takes over an HTTP upgrade request's socket (see `App.upgrade`). */
+export type UpgradeHandler = (req: IncomingMessage, socket: Socket, head: Buffer) => void;
 
 /** The standalone file routes run the Auth-step hooks of the `file` operation, then their own work. */
 const FILE_USER_STEPS = ['auth'] as const;

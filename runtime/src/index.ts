@@ -110,3 +110,8 @@ export type { HttpMethod, OpenApiDocument, Operation, Parameter, Schema } from '
 export { FILTER_OPS, type FilterOp, type ListQuery } from './query/types.js';
 export { type RecursiveQuery, recursiveQuery, type TreeCondition, type TreeRow } from './store/tree.js';
 export type { CascadedChange, CascadeObserver } from './store/referential.js';
+
+// Event bus contract and shared delivery rules (broker adapters in packages/events-*)
+export type { DeliveryInfo, EventBus, EventHandler, MfxEvent, SubscribeOptions, Subscription } from './events/types.js';
+export { compilePatterns, deadLetterOf, deliver, type DeliveryOutcome, type Subscriber, subscriber } from './events/delivery.js';
+export { realtime, type RealtimeMessage, type RealtimeOptions } from './events/realtime.js';

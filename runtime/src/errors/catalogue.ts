@@ -49,6 +49,7 @@ export const errorCatalogue = {
   METHOD_NOT_IMPLEMENTED: { status: 501, message: 'not implemented', when: 'the method is not one HTTP defines, or CONNECT (this server is not a proxy); the connection closes' },
   NO_STORAGE: { status: 501, message: 'not implemented', when: 'multipart bodies and file routes need file storage' },
   EXPORT_BUSY: { status: 503, message: 'service unavailable', when: 'maxConcurrentExports exports are running; retry after Retry-After seconds' },
+  REALTIME_BUSY: { status: 503, message: 'service unavailable', when: 'realtime(): maxConnections streams are open, or the server is stopping; retry after Retry-After seconds' },
   XLSX_NOT_INSTALLED: { status: 501, message: 'not implemented', when: 'an XLSX export was asked for but the exceljs package is not installed' },
   DB_ERROR: { status: 500, message: 'internal server error', when: 'any other database error (redacted)' },
   INTERNAL: { status: 500, message: 'internal server error', when: 'a hook returned an error' },

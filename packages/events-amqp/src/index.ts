@@ -1,0 +1,209 @@
+/**
+ * @mfx/events-amqp: an mfx event bus on an AMQP 0-9-1 broker (RabbitMQ),
+ * through amqplib. Events go to a topic exchange with their type as routing
+ * key, on a confirm channel (publish resolves on the broker's confirm); a
+ * subscription is a durable queue named after it, bound with its patterns,
+ * and a message is acknowledged once the shared delivery rules have dealt
+ * with it. No reconnect, by design: when the connection drops, every
+ * subscription ends and its `onClosed(reason)` is called, and the bus refuses
+ * further work, so the app decides (restart, alert) instead of the bus
+ * silently losing messages in between.
+ */
+import {
+  ConfigError,
+  deliver,
+  type EventBus,
+  type Logger,
+  type MfxEvent,
+  silentLogger,
+  type SubscribeOptions,
+  type Subscriber,
+  subscriber,
+  type Subscription,
+} from '@mfx/runtime';
+import { type Channel, type ChannelModel, type ConfirmChannel, connect, type ConsumeMessage, type Options } from 'amqplib';
+
+export interface AmqpBusOptions {
+  /** The broker URL (`amqp://guest:guest@127.0.0.1:5672`). */
+  url: string;
+  /** The topic exchange events are published to (default `mfx.events`, declared durable when missing). */
+  exchange?: string;
+  /** Queue names are `<queuePrefix><subscription name>` (default `<exchange>.`). */
+  queuePrefix?: string;
+  /** Messages a subscription holds unacknowledged at once (channel prefetch; default 16). */
+  prefetch?: number;
+  /** Extra arguments of each subscription queue's declaration (`expires`, `arguments`: a quorum queue, ...); durable is always on. */
+  queueOptions?: Options.AssertQueue;
+  /** Where handler failures, dead letters and a dropped connection are logged (default silent). */
+  logger?: Logger;
+}
+
+/**
+ * Connects and returns an event bus on a topic exchange.
+ *
+ * @example
+ * import { amqpBus } from '@mfx/events-amqp';
+ * const bus = await amqpBus({ url: 'amqp://guest:guest@127.0.0.1:5672', exchange: 'shop.events' });
+ * await bus.subscribe({ name: 'billing', patterns: ['order.*'], handler: bill, onClosed: (err) => process.exit(1) });
+ */
+export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
+  if (typeof options?.url !== 'string' || options.url === '') throw new ConfigError('amqpBus() needs { url }: the broker URL (amqp://user:password@host:5672)');
+  const exchange = options.exchange ?? 'mfx.events';
+  const queuePrefix = options.queuePrefix ?? `${exchange}.`;
+  const prefetch = options.prefetch ?? 16;
+  if (!Number.isInteger(prefetch) || prefetch <= 0) throw new ConfigError(`amqpBus(): prefetch must be a whole number above 0, not ${String(options.prefetch)}`);
+  const log = options.logger ?? silentLogger;
+  const connection: ChannelModel = await connect(options.url);
+  let publisher: ConfirmChannel;
+  try {
+    publisher = await connection.createConfirmChannel();
+    await publisher.assertExchange(exchange, 'topic', { durable: true });
+  } catch (error) {
+    await connection.close().catch(() => {});
+    throw error;
+  }
+  const subscriptions = new Set<AmqpSubscription>();
+  let closing = false;
+  /** Why the bus stopped working: closed by the app, or the connection dropped. */
+  let ended: Error | null = null;
+
+  // Without an 'error' listener a connection error would crash the process; 'close' follows it and tells the rest.
+  connection.on('error', (error: Error) => log.error({ exchange, err: error.message }, 'amqp connection error'));
+  publisher.on('error', (error: Error) => log.error({ exchange, err: error.message }, 'amqp publish channel error'));
+  connection.on('close', (error?: Error) => {
+    if (closing) return;
+    const reason = error ?? new Error(`the AMQP connection of the bus on exchange "${exchange}" closed`);
+    ended = reason;
+    log.error({ exchange, err: reason.message }, 'amqp connection dropped: the bus does not reconnect; its subscriptions have ended');
+    for (const s of [...subscriptions]) s.ended(reason);
+  });
+
+  const refuse = (): Error => new Error(ended && !closing ? `the amqp bus on exchange "${exchange}" lost its connection: ${ended.message}` : `the amqp bus on exchange "${exchange}" is closed`);
+
+  const bus: EventBus = {
+    kind: 'amqp',
+    async publish(events) {
+      if (closing || ended) throw refuse();
+      const confirms: Promise<void>[] = [];
+      for (const event of events) {
+        confirms.push(
+          new Promise<void>((resolve, reject) => {
+            publisher.publish(
+              exchange,
+              event.type,
+              Buffer.from(JSON.stringify(event)),
+              { messageId: event.id, contentType: 'application/json', persistent: true, headers: event.headers, timestamp: Date.parse(event.time) / 1000 | 0 },
+              (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(`the broker refused event ${event.id}`)) : resolve()),
+            );
+          }),
+        );
+      }
+      await Promise.all(confirms);
+    },
+    async subscribe(subscribeOptions: SubscribeOptions) {
+      if (closing || ended) throw refuse();
+      const sub = subscriber(subscribeOptions);
+      if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
+      const channel = await connection.createChannel();
+      channel.on('error', (error: Error) => log.error({ subscription: sub.name, err: error.message }, 'amqp subscription channel error'));
+      const queue = `${queuePrefix}${sub.name}`;
+      try {
+        await channel.prefetch(prefetch);
+        await channel.assertQueue(queue, { ...options.queueOptions, durable: true });
+        // AMQP topic patterns: '*' is one word, as in mfx patterns.
+        for (const pattern of subscribeOptions.patterns) await channel.bindQueue(queue, exchange, pattern);
+      } catch (error) {
+        await channel.close().catch(() => {});
+        throw error;
+      }
+      const subscription = new AmqpSubscription(sub, channel, bus, log, () => subscriptions.delete(subscription));
+      subscriptions.add(subscription);
+      await subscription.start(queue);
+      return subscription;
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (!ended) await connection.close().catch(() => {});
+    },
+  };
+  return bus;
+}
+
+class AmqpSubscription implements Subscription {
+  readonly name: string;
+  private stopping = false;
+  private consumerTag: string | null = null;
+  /** Messages are handled one after the other, in the order the queue gives them. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly sub: Subscriber,
+    private readonly channel: Channel,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly forget: () => void,
+  ) {
+    this.name = sub.name;
+  }
+
+  async start(queue: string): Promise<void> {
+    const { consumerTag } = await this.channel.consume(queue, (msg) => {
+      if (msg) this.chain = this.chain.then(() => this.handle(msg));
+    });
+    this.consumerTag = consumerTag;
+  }
+
+  private async handle(msg: ConsumeMessage): Promise<void> {
+    try {
+      if (this.stopping) {
+        this.channel.nack(msg, false, true);
+        return;
+      }
+      const event = decode(msg.content);
+      if (!event) {
+        this.log.error({ subscription: this.name, routingKey: msg.fields.routingKey }, 'amqp message is not an event; acknowledged and skipped');
+      } else if (this.sub.matches(event.type)) {
+        const outcome = await deliver(event, this.sub, this.bus, this.log, () => this.stopping);
+        if (outcome === 'stopped') {
+          this.channel.nack(msg, false, true);
+          return;
+        }
+      }
+      this.channel.ack(msg);
+    } catch (error) {
+      // The channel went with the connection: the broker requeues what was not acknowledged.
+      this.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'amqp acknowledgement failed');
+    }
+  }
+
+  /** The connection dropped: the subscription ends and says why; a running handler finishes on its own. */
+  ended(reason: Error): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.forget();
+    this.sub.onClosed?.(reason);
+  }
+
+  async close(): Promise<void> {
+    if (this.stopping) {
+      await this.chain;
+      return;
+    }
+    this.stopping = true;
+    this.forget();
+    if (this.consumerTag) await this.channel.cancel(this.consumerTag).catch(() => {});
+    await this.chain;
+    await this.channel.close().catch(() => {});
+  }
+}
+
+function decode(content: Buffer): MfxEvent | null {
+  try {
+    const event = JSON.parse(content.toString('utf8')) as MfxEvent;
+    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
+  } catch {
+    return null;
+  }
+}

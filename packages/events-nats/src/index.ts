@@ -1,0 +1,270 @@
+/**
+ * @mfx/events-nats: an mfx event bus on NATS JetStream. One bus binds one
+ * existing stream and publishes each event to `<prefix>.<type>`; the stream
+ * must capture `<prefix>.>` and no other stream may capture any of it, which
+ * the bus checks when it opens. A subscription is a durable pull consumer
+ * named after it; a message is acknowledged once the shared delivery rules
+ * have dealt with it, and one left unacknowledged (a crashed consumer) is
+ * redelivered after `ackWaitMs`.
+ */
+import {
+  ConfigError,
+  deliver,
+  type EventBus,
+  type Logger,
+  type MfxEvent,
+  silentLogger,
+  type SubscribeOptions,
+  type Subscriber,
+  subscriber,
+  type Subscription,
+} from '@mfx/runtime';
+import {
+  AckPolicy,
+  connect,
+  type ConnectionOptions,
+  type ConsumerMessages,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+  nanos,
+} from 'nats';
+
+export interface NatsBusOptions {
+  /** Server URLs (`nats://127.0.0.1:4222`), for a connection the bus opens and closes; or */
+  servers?: string | string[];
+  /** a connection you own (the bus never closes it). */
+  connection?: NatsConnection;
+  /** The JetStream stream the bus binds; it must exist. */
+  stream: string;
+  /** Subjects are `<subjectPrefix>.<event type>`; default: the prefix of the stream's only subject when that is `<prefix>.>`. */
+  subjectPrefix?: string;
+  /** How long a delivered message may stay unacknowledged before JetStream redelivers it, in ms (default 30 000); above your slowest handler. */
+  ackWaitMs?: number;
+  /** Messages a subscription pulls ahead (default 16). */
+  batch?: number;
+  /** Where handler failures and dead letters are logged (default silent). */
+  logger?: Logger;
+  /** Extra connection options for a connection opened from `servers`. */
+  connectionOptions?: ConnectionOptions;
+}
+
+/**
+ * Opens an event bus bound to an existing JetStream stream; rejects when the
+ * stream is missing, does not capture the bus's subjects, or another stream
+ * captures some of them.
+ *
+ * @example
+ * import { natsBus } from '@mfx/events-nats';
+ * // nats stream add EVENTS --subjects 'events.>'
+ * const bus = await natsBus({ servers: 'nats://127.0.0.1:4222', stream: 'EVENTS' });
+ * await bus.subscribe({ name: 'search-index', patterns: ['post.*'], handler: reindex });
+ */
+export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
+  if (!options?.connection && !options?.servers) throw new ConfigError('natsBus() needs { servers } or { connection }');
+  if (typeof options.stream !== 'string' || options.stream === '') throw new ConfigError('natsBus() needs { stream }: the name of an existing JetStream stream');
+  const ackWaitMs = positive(options.ackWaitMs ?? 30_000, 'ackWaitMs');
+  const batch = positive(options.batch ?? 16, 'batch');
+  const log = options.logger ?? silentLogger;
+  const owned = !options.connection;
+  const nc = options.connection ?? (await connect({ ...options.connectionOptions, servers: options.servers! }));
+  let prefix: string;
+  let jsm: JetStreamManager;
+  try {
+    jsm = await nc.jetstreamManager();
+    prefix = await checkStream(jsm, options.stream, options.subjectPrefix);
+  } catch (error) {
+    if (owned) await nc.close();
+    throw error;
+  }
+  const js: JetStreamClient = nc.jetstream();
+  const stream = options.stream;
+  const subscriptions = new Set<NatsSubscription>();
+  let closed = false;
+
+  if (owned) {
+    void nc.closed().then((error) => {
+      if (closed) return;
+      const reason = error instanceof Error ? error : new Error(`the NATS connection of the bus on stream "${stream}" closed`);
+      for (const s of [...subscriptions]) s.ended(reason);
+    });
+  }
+
+  const bus: EventBus = {
+    kind: 'nats',
+    async publish(events) {
+      if (closed) throw new Error(`the nats bus on stream "${stream}" is closed`);
+      // Sent in order on one connection; each resolves on the stream's acknowledgement. The event id doubles as the
+      // message id, so a publish retried within the stream's duplicate window is stored once.
+      await Promise.all(events.map((event) => js.publish(`${prefix}.${event.type}`, JSON.stringify(event), { msgID: event.id, expect: { streamName: stream } })));
+    },
+    async subscribe(subscribeOptions: SubscribeOptions) {
+      if (closed) throw new Error(`the nats bus on stream "${stream}" is closed`);
+      const sub = subscriber(subscribeOptions);
+      const patterns = subscribeOptions.patterns;
+      if (!/^[A-Za-z0-9_-]+$/.test(sub.name)) throw new ConfigError(`natsBus: "${sub.name}" cannot name a durable consumer: use letters, digits, '_' and '-'`);
+      if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
+      const exists = await jsm.consumers.info(stream, sub.name).then(
+        () => true,
+        (error: Error & { code?: string; api_error?: { err_code?: number } }) => {
+          if (error.api_error?.err_code === 10014 || /consumer not found/i.test(error.message)) return false;
+          throw error;
+        },
+      );
+      if (!exists) {
+        await jsm.consumers.add(stream, {
+          durable_name: sub.name,
+          ack_policy: AckPolicy.Explicit,
+          // A new durable starts with the events published from now on.
+          deliver_policy: DeliverPolicy.New,
+          ack_wait: nanos(ackWaitMs),
+          max_deliver: -1,
+          // Servers before 2.10 filter on one subject: one pattern filters on the server, several are matched here.
+          filter_subject: patterns.length === 1 ? `${prefix}.${patterns[0]}` : `${prefix}.>`,
+        });
+      }
+      const consumer = await js.consumers.get(stream, sub.name);
+      const messages = await consumer.consume({ max_messages: batch });
+      const subscription = new NatsSubscription(sub, messages, bus, log, () => subscriptions.delete(subscription));
+      subscriptions.add(subscription);
+      return subscription;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (owned) await nc.drain();
+    },
+  };
+  return bus;
+}
+
+class NatsSubscription implements Subscription {
+  readonly name: string;
+  private stopping = false;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly sub: Subscriber,
+    private readonly messages: ConsumerMessages,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly forget: () => void,
+  ) {
+    this.name = sub.name;
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    for await (const msg of this.messages) {
+      if (this.stopping) {
+        msg.nak();
+        continue;
+      }
+      const event = decode(msg.string());
+      if (!event) {
+        this.log.error({ subscription: this.name, subject: msg.subject, seq: msg.seq }, 'nats message is not an event; acknowledged and skipped');
+      } else if (this.sub.matches(event.type)) {
+        const outcome = await deliver(event, this.sub, this.bus, this.log, () => this.stopping);
+        if (outcome === 'stopped') {
+          msg.nak();
+          continue;
+        }
+      }
+      msg.ack();
+    }
+  }
+
+  /** The connection is gone for good: the subscription ends and says why. */
+  ended(reason: Error): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.forget();
+    this.sub.onClosed?.(reason);
+  }
+
+  async close(): Promise<void> {
+    if (!this.stopping) {
+      this.stopping = true;
+      this.forget();
+      await this.messages.close();
+    }
+    await this.loop;
+  }
+}
+
+/** Reads the stream and returns the subject prefix, or rejects with what is wrong. */
+async function checkStream(jsm: JetStreamManager, stream: string, subjectPrefix: string | undefined): Promise<string> {
+  let subjects: string[];
+  try {
+    subjects = (await jsm.streams.info(stream)).config.subjects ?? [];
+  } catch (error) {
+    if (/stream not found/i.test(String((error as Error).message))) {
+      throw new ConfigError(`natsBus: the JetStream stream "${stream}" does not exist; create it first (e.g. nats stream add ${stream} --subjects '${subjectPrefix ?? 'events'}.>')`);
+    }
+    throw error;
+  }
+  let prefix = subjectPrefix;
+  if (prefix === undefined) {
+    if (subjects.length !== 1 || !subjects[0]!.endsWith('.>')) {
+      throw new ConfigError(`natsBus: set subjectPrefix: the stream "${stream}" captures ${JSON.stringify(subjects)}, not one "<prefix>.>" the events could be published under`);
+    }
+    prefix = subjects[0]!.slice(0, -2);
+  }
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix)) throw new ConfigError(`natsBus: subjectPrefix "${prefix}" must be dotted tokens without wildcards`);
+  const space = `${prefix}.>`;
+  for await (const other of jsm.streams.list()) {
+    if (other.config.name === stream) continue;
+    const clash = (other.config.subjects ?? []).find((s) => overlap(s, space));
+    if (clash) {
+      throw new ConfigError(`natsBus: the stream "${other.config.name}" captures "${clash}", which overlaps the subjects "${space}" of the stream "${stream}" this bus binds; give each stream subjects of its own`);
+    }
+  }
+  if (!subjects.some((s) => covers(s, space))) {
+    throw new ConfigError(`natsBus: the stream "${stream}" captures ${JSON.stringify(subjects)}, not every subject under "${space}" the events are published to; add "${space}" to its subjects or set subjectPrefix`);
+  }
+  return prefix;
+}
+
+/** Whether some subject matches both subject filters (`*` one token, `>` one or more at the end). */
+function overlap(a: string, b: string): boolean {
+  const x = a.split('.');
+  const y = b.split('.');
+  for (let i = 0; ; i++) {
+    const p = x[i];
+    const q = y[i];
+    if (p === undefined || q === undefined) return p === q;
+    if (p === '>' || q === '>') return true;
+    if (p !== '*' && q !== '*' && p !== q) return false;
+  }
+}
+
+/** Whether every subject `inner` matches is matched by `outer`. */
+function covers(outer: string, inner: string): boolean {
+  const x = outer.split('.');
+  const y = inner.split('.');
+  for (let i = 0; ; i++) {
+    const p = x[i];
+    const q = y[i];
+    if (p === '>') return q !== undefined;
+    if (p === undefined || q === undefined) return p === q;
+    if (q === '>' || q === '*') {
+      if (p !== '*') return false;
+    } else if (p !== '*' && p !== q) return false;
+  }
+}
+
+function decode(text: string): MfxEvent | null {
+  try {
+    const event = JSON.parse(text) as MfxEvent;
+    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
+  } catch {
+    return null;
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`natsBus(): ${name} must be a whole number above 0, not ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,251 @@
+/**
+ * @mfx/events-redis: an mfx event bus on Redis Streams. Every event is one
+ * stream entry; a subscription is a consumer group named after it, so each
+ * subscription sees every event once across the replicas that share its
+ * name, and an entry is acknowledged (XACK) once the shared delivery rules
+ * have dealt with it. Entries a crashed consumer read but never acknowledged
+ * are taken over by a live one (XAUTOCLAIM) once they have been idle for
+ * `claimIdleMs`.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import {
+  ConfigError,
+  deliver,
+  type EventBus,
+  type Logger,
+  type MfxEvent,
+  silentLogger,
+  type SubscribeOptions,
+  type Subscriber,
+  subscriber,
+  type Subscription,
+} from '@mfx/runtime';
+import { Redis, type RedisOptions } from 'ioredis';
+
+export interface RedisStreamBusOptions {
+  /** An ioredis client you own (you close it); the bus duplicates it for its blocking reads. Or */
+  redis?: Redis;
+  /** a Redis URL, for clients the bus opens and closes itself. */
+  url?: string;
+  /** The stream key (default `mfx:events`). */
+  stream?: string;
+  /** Trims the stream to about this many entries on publish (XADD MAXLEN ~); default: no trimming. */
+  maxLen?: number;
+  /** How long an entry stays unacknowledged by a consumer before another one takes it over, in ms (default 60 000). */
+  claimIdleMs?: number;
+  /** Entries read per XREADGROUP / XAUTOCLAIM call (default 16). */
+  batch?: number;
+  /** How long one blocking read waits, in ms, before it looks for entries to reclaim again (default 5 000). */
+  blockMs?: number;
+  /** This process's consumer name inside each group (default `<host>-<pid>-<random>`). */
+  consumer?: string;
+  /** Where handler failures, dead letters and undecodable entries are logged (default silent). */
+  logger?: Logger;
+  /** Extra ioredis options for clients opened from `url`. */
+  redisOptions?: RedisOptions;
+}
+
+type Entry = [id: string, fields: string[]];
+
+/**
+ * An event bus on a Redis stream.
+ *
+ * @example
+ * import { redisStreamBus } from '@mfx/events-redis';
+ * const bus = redisStreamBus({ url: 'redis://127.0.0.1:6379', stream: 'shop:events' });
+ * app.use('db', publishEvents(bus), { position: 'after' });
+ * await bus.subscribe({ name: 'mailer', patterns: ['order.created'], handler: sendReceipt });
+ */
+export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
+  if (!options?.redis && !options?.url) throw new ConfigError('redisStreamBus() needs { redis } (an ioredis client) or { url }');
+  const stream = options.stream ?? 'mfx:events';
+  const claimIdleMs = positive(options.claimIdleMs ?? 60_000, 'claimIdleMs');
+  const batch = positive(options.batch ?? 16, 'batch');
+  const blockMs = positive(options.blockMs ?? 5_000, 'blockMs');
+  if (options.maxLen !== undefined) positive(options.maxLen, 'maxLen');
+  const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const log = options.logger ?? silentLogger;
+  const owned = !options.redis;
+  const open = (): Redis => {
+    const client = options.redis ? options.redis.duplicate() : new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions });
+    // ioredis reports connection errors as events; a failed command still rejects.
+    client.on('error', () => {});
+    return client;
+  };
+  const client = options.redis ?? open();
+  const subscriptions = new Set<RedisSubscription>();
+  let closed = false;
+
+  const bus: EventBus = {
+    kind: 'redis-streams',
+    async publish(events) {
+      if (closed) throw new Error(`the redis-streams bus on "${stream}" is closed`);
+      if (events.length === 0) return;
+      const trim = options.maxLen === undefined ? [] : ['MAXLEN', '~', String(options.maxLen)];
+      const pipeline = client.pipeline();
+      for (const event of events) pipeline.xadd(stream, ...(trim as []), '*', 'e', JSON.stringify(event));
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.find(([error]) => error);
+      if (failed) throw failed[0];
+    },
+    async subscribe(subscribeOptions: SubscribeOptions) {
+      if (closed) throw new Error(`the redis-streams bus on "${stream}" is closed`);
+      const sub = subscriber(subscribeOptions);
+      if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
+      try {
+        // '$': a new group starts with the events published from now on; MKSTREAM creates the stream on first use.
+        await client.xgroup('CREATE', stream, sub.name, '$', 'MKSTREAM');
+      } catch (error) {
+        if (!String((error as Error).message).startsWith('BUSYGROUP')) throw error;
+      }
+      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log }, () => subscriptions.delete(subscription));
+      subscriptions.add(subscription);
+      subscription.start();
+      return subscription;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (owned) await client.quit().catch(() => client.disconnect());
+    },
+  };
+  return bus;
+}
+
+interface Settings {
+  stream: string;
+  consumer: string;
+  batch: number;
+  blockMs: number;
+  claimIdleMs: number;
+  log: Logger;
+}
+
+class RedisSubscription implements Subscription {
+  readonly name: string;
+  private stopping = false;
+  private loop: Promise<void> = Promise.resolve();
+  private lastClaim = 0;
+
+  constructor(
+    private readonly sub: Subscriber,
+    /** Its own connection: XREADGROUP BLOCK holds the connection it runs on. */
+    private readonly reader: Redis,
+    private readonly client: Redis,
+    private readonly bus: EventBus,
+    private readonly settings: Settings,
+    private readonly forget: () => void,
+  ) {
+    this.name = sub.name;
+  }
+
+  start(): void {
+    this.loop = this.run().catch((error) => {
+      if (this.stopping) return;
+      this.settings.log.error({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams subscription ended');
+      this.forget();
+      this.sub.onClosed?.(error instanceof Error ? error : new Error(String(error)));
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { stream, consumer, batch, blockMs } = this.settings;
+    let failures = 0;
+    while (!this.stopping) {
+      try {
+        await this.reclaim();
+        if (this.stopping) return;
+        const reply = (await this.reader.xreadgroup('GROUP', this.name, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as [string, Entry[]][] | null;
+        failures = 0;
+        if (!reply) continue;
+        for (const [, entries] of reply) await this.handle(entries);
+      } catch (error) {
+        if (this.stopping) return;
+        const message = String((error as Error)?.message ?? error);
+        if (message.startsWith('NOGROUP')) {
+          // The stream was deleted (and maybe made again by a publish): the group is made again, reading the new stream from its start.
+          this.settings.log.warn({ subscription: this.name, stream }, 'redis-streams group was gone; made again from the start of the stream');
+          await this.client.xgroup('CREATE', stream, this.name, '0', 'MKSTREAM').catch(() => {});
+          continue;
+        }
+        // Redis away or restarting: try again, waiting longer each time (at most 30 s); close() ends the wait.
+        failures++;
+        this.settings.log.warn({ subscription: this.name, stream, err: message, failures }, 'redis-streams read failed; retrying');
+        await this.pause(Math.min(100 * 2 ** (failures - 1), 30_000));
+      }
+    }
+  }
+
+  private wake: (() => void) | null = null;
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Takes over entries other consumers of this group left unacknowledged for claimIdleMs (a crash), at most once per that interval. */
+  private async reclaim(): Promise<void> {
+    const { stream, consumer, batch, claimIdleMs } = this.settings;
+    const now = Date.now();
+    if (now - this.lastClaim < Math.min(claimIdleMs, this.settings.blockMs)) return;
+    this.lastClaim = now;
+    let cursor = '0-0';
+    do {
+      const [next, entries] = (await this.reader.xautoclaim(stream, this.name, consumer, claimIdleMs, cursor, 'COUNT', batch)) as [string, Entry[], string[]?];
+      await this.handle(entries.filter((entry) => entry && entry[1]));
+      cursor = next;
+    } while (cursor !== '0-0' && !this.stopping);
+  }
+
+  private async handle(entries: Entry[]): Promise<void> {
+    for (const [id, fields] of entries) {
+      if (this.stopping) return;
+      const event = decode(fields);
+      if (!event) {
+        this.settings.log.error({ subscription: this.name, entry: id, stream: this.settings.stream }, 'redis-streams entry is not an event; acknowledged and skipped');
+      } else if (this.sub.matches(event.type)) {
+        const outcome = await deliver(event, this.sub, this.bus, this.settings.log, () => this.stopping);
+        if (outcome === 'stopped') return;
+      }
+      await this.client.xack(this.settings.stream, this.name, id);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.stopping) return this.loop;
+    this.stopping = true;
+    this.forget();
+    // A blocking read in flight returns early once its connection goes; a running handler finishes first.
+    const reading = this.loop;
+    this.reader.disconnect();
+    this.wake?.();
+    await reading;
+  }
+}
+
+function decode(fields: string[]): MfxEvent | null {
+  const at = fields.indexOf('e');
+  if (at < 0 || at % 2 !== 0) return null;
+  try {
+    const event = JSON.parse(fields[at + 1]!) as MfxEvent;
+    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
+  } catch {
+    return null;
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`redisStreamBus(): ${name} must be a whole number above 0, not ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,116 @@
+// @mfx/events-redis against the Redis on this machine: the shared bus
+// contract, then what is Redis's own: a crashed consumer's pending entry
+// taken over by XAUTOCLAIM, undecodable entries skipped, the options checked.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { redisStreamBus } from '@mfx/events-redis';
+import type { MfxEvent } from '../../runtime/src/events/types.js';
+import { busContract, makeEvent } from '../support/bus-contract.js';
+import { relay } from '../support/tcp-relay.js';
+import { Recorder } from '../support/wait.js';
+import { openBus, REDIS_URL } from './open.js';
+
+const stream = `mfx:test:events:${process.pid}:${randomUUID().slice(0, 8)}`;
+process.env.MFX_TEST_STREAM = stream;
+const admin = new Redis(REDIS_URL);
+after(async () => {
+  await admin.del(stream);
+  await admin.quit();
+});
+
+busContract('redis-streams', { open: openBus, child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_STREAM: stream } });
+
+describe('redisStreamBus', () => {
+  it('takes over an entry another consumer of the group read and never acknowledged, once it has been idle for claimIdleMs', async () => {
+    const name = `reclaim-${randomUUID().slice(0, 8)}`;
+    const bus = redisStreamBus({ url: REDIS_URL, stream, consumer: 'survivor', claimIdleMs: 200, blockMs: 50 });
+    // The group exists (made by subscribe); a consumer "crashed" reads the entry by hand and never acknowledges it.
+    const got = new Recorder<MfxEvent>();
+    const sub = await bus.subscribe({ name, patterns: ['post.*'], handler: (e) => got.push(e) });
+    await sub.close();
+    const event = makeEvent('post.created');
+    await bus.publish([event]);
+    const read = (await admin.xreadgroup('GROUP', name, 'crashed', 'COUNT', 10, 'STREAMS', stream, '>')) as [string, [string, string[]][]][];
+    assert.equal(read[0]![1].length, 1);
+    const [pendingBefore] = (await admin.xpending(stream, name)) as [number];
+    assert.equal(pendingBefore, 1);
+
+    const resumed = await bus.subscribe({ name, patterns: ['post.*'], handler: (e) => got.push(e) });
+    assert.deepEqual(await got.next(), event);
+    await resumed.close();
+    const consumers = (await admin.xinfo('CONSUMERS', stream, name)) as unknown[][];
+    const pending = Object.fromEntries(consumers.map((c) => [c[1], c[3]]));
+    assert.deepEqual(pending, { crashed: 0, survivor: 0 });
+    await bus.close();
+  });
+
+  it('acknowledges and skips an entry that is not an event, and keeps delivering', async () => {
+    const bus = redisStreamBus({ url: REDIS_URL, stream, blockMs: 50 });
+    const name = `garbage-${randomUUID().slice(0, 8)}`;
+    const got = new Recorder<string>();
+    await bus.subscribe({ name, patterns: ['post.*'], handler: (e) => got.push(e.id) });
+    await admin.xadd(stream, '*', 'e', '{not json');
+    await admin.xadd(stream, '*', 'other', 'x');
+    const event = makeEvent('post.created');
+    await bus.publish([event]);
+    assert.equal(await got.next(), event.id);
+    // close() waits for the loop, which acknowledges after the handler.
+    await bus.close();
+    const [pending] = (await admin.xpending(stream, name)) as [number];
+    assert.equal(pending, 0);
+  });
+
+  it('uses a client you own without closing it, and trims the stream with maxLen', async () => {
+    const own = new Redis(REDIS_URL);
+    const trimmed = `${stream}:trim`;
+    const bus = redisStreamBus({ redis: own, stream: trimmed, maxLen: 5 });
+    await bus.publish(Array.from({ length: 300 }, () => makeEvent('post.created')));
+    assert.ok((await own.xlen(trimmed)) < 300);
+    await bus.close();
+    assert.equal(await own.ping(), 'PONG');
+    await own.del(trimmed);
+    await own.quit();
+  });
+
+  it('makes its group again, from the start of the stream, when the stream was deleted under it', async () => {
+    const own = `${stream}:deleted`;
+    const bus = redisStreamBus({ url: REDIS_URL, stream: own, blockMs: 50 });
+    const got = new Recorder<string>();
+    await bus.subscribe({ name: 'survives', patterns: ['post.*'], handler: (e) => got.push(e.id) });
+    const before = makeEvent('post.created');
+    await bus.publish([before]);
+    await got.next((id) => id === before.id);
+    await admin.del(own);
+    const after = makeEvent('post.updated');
+    await bus.publish([after]);
+    assert.equal(await got.next((id) => id === after.id), after.id);
+    await bus.close();
+    await admin.del(own);
+  });
+
+  it('keeps reading after its connections to Redis were cut, without calling onClosed', async () => {
+    const cut = await relay(6379);
+    const bus = redisStreamBus({ url: `redis://127.0.0.1:${cut.port}`, stream, blockMs: 50 });
+    const got = new Recorder<string>();
+    const closed = new Recorder<Error>();
+    await bus.subscribe({ name: `cut-${randomUUID().slice(0, 8)}`, patterns: ['post.*'], handler: (e) => got.push(e.id), onClosed: (e) => closed.push(e) });
+    const first = makeEvent('post.created');
+    await bus.publish([first]);
+    await got.next((id) => id === first.id);
+    cut.cut();
+    // Published on a connection of its own, straight to the stream: the bus's connections are coming back.
+    const second = makeEvent('post.updated');
+    await admin.xadd(stream, '*', 'e', JSON.stringify(second));
+    assert.equal(await got.next((id) => id === second.id), second.id);
+    assert.deepEqual(closed.seen, []);
+    await bus.close();
+    await cut.close();
+  });
+
+  it('refuses bad options with the option named', () => {
+    assert.throws(() => redisStreamBus({} as never), { name: 'ConfigError', message: 'mfx: redisStreamBus() needs { redis } (an ioredis client) or { url }' });
+    assert.throws(() => redisStreamBus({ url: REDIS_URL, claimIdleMs: 0 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): claimIdleMs must be a whole number above 0, not 0' });
+  });
+});

@@ -1,0 +1,217 @@
+// The EventBus contract (runtime/src/events/types.ts) as a suite that runs
+// against any bus on its real broker: pattern routing (`post.*`,
+// `*.deleted`), the event round trip, at-least-once redelivery after a
+// consumer process is killed mid-handler, retries then the dead-letter
+// republish, close waiting for running handlers, and a closed bus refusing
+// work.
+//
+//   busContract('redis-streams', { open: () => openBus(), child: new URL('./open.ts', import.meta.url).pathname });
+//
+// `child` names a module exporting `openBus(): Promise<EventBus>` that opens
+// the same bus (same stream, exchange or NATS stream) as `open`; the crash
+// test runs it in a child process (test/support/bus-child.ts) and kills it
+// with SIGKILL while its handler holds an event.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import type { DeliveryInfo, EventBus, MfxEvent } from '../../runtime/src/events/types.js';
+
+import { gate, Recorder } from './wait.js';
+
+/** Runs a child from the TypeScript sources (scripts/sources.mjs). */
+const SOURCE_FLAGS = ['--conditions=mfx-source', '--import', 'tsx'];
+
+export interface BusUnderTest {
+  open(): Promise<EventBus>;
+  /** Path of a module exporting `openBus()`, opening the same bus in the crash test's child process. */
+  child: string;
+  /** Environment the child needs to open the same bus (the test's stream or exchange name). */
+  env: Record<string, string>;
+}
+
+export function makeEvent(type: string, extra: Partial<MfxEvent> = {}): MfxEvent {
+  return {
+    id: randomUUID(),
+    type,
+    model: type.split('.')[0]!.replace(/^./, (c) => c.toUpperCase()),
+    recordId: randomUUID(),
+    data: { title: 'Notes on the Engine', views: 3, tags: ['math'], nested: { ok: true }, none: null },
+    tenantId: 't1',
+    actorId: 'u1',
+    requestId: 'req-1',
+    time: new Date().toISOString(),
+    headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    ...extra,
+  };
+}
+
+interface Received {
+  event: MfxEvent;
+  info: DeliveryInfo;
+}
+
+let names = 0;
+/** A subscription name no earlier test used (durable groups, consumers and queues outlive a test). */
+function fresh(label: string): string {
+  return `${label}-${process.pid}-${++names}-${randomUUID().slice(0, 6)}`;
+}
+
+export function busContract(name: string, under: BusUnderTest): void {
+  describe(`EventBus contract: ${name}`, () => {
+    let bus: EventBus;
+    before(async () => {
+      bus = await under.open();
+    });
+    after(async () => {
+      await bus?.close();
+    });
+
+    it('routes by dotted pattern: post.* and *.deleted each get their events, in publish order, intact', async () => {
+      const posts = new Recorder<Received>();
+      const deletions = new Recorder<Received>();
+      const a = await bus.subscribe({ name: fresh('posts'), patterns: ['post.*'], handler: (event, info) => posts.push({ event, info }) });
+      const b = await bus.subscribe({ name: fresh('deleted'), patterns: ['*.deleted'], handler: (event, info) => deletions.push({ event, info }) });
+      const events = [makeEvent('post.created'), makeEvent('user.created'), makeEvent('post.deleted'), makeEvent('user.deleted'), makeEvent('post.updated', { data: null, recordId: null, model: null })];
+      const end = makeEvent('post.deleted', { headers: {} });
+      await bus.publish(events);
+      await bus.publish([end]);
+      await posts.next((r) => r.event.id === end.id);
+      await deletions.next((r) => r.event.id === end.id);
+      assert.deepEqual(posts.seen.map((r) => r.event), [events[0], events[2], events[4], end]);
+      assert.deepEqual(deletions.seen.map((r) => r.event), [events[2], events[3], end]);
+      assert.deepEqual(posts.seen[0]!.info, { subscription: a.name, attempt: 1 });
+      assert.deepEqual(deletions.seen[0]!.info, { subscription: b.name, attempt: 1 });
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it('refuses a bad pattern and a nameless subscription at subscribe', async () => {
+      await assert.rejects(bus.subscribe({ name: fresh('bad'), patterns: ['post.#'], handler: () => {} }), {
+        name: 'ConfigError',
+        message: `mfx: "post.#" is not an event pattern: write dotted segments of letters, digits, '_' or '-', with '*' for one whole segment (e.g. "post.*", "*.deleted")`,
+      });
+      await assert.rejects(bus.subscribe({ name: '', patterns: ['post.*'], handler: () => {} }), { name: 'ConfigError', message: 'mfx: subscribe() needs a name: it names the consumer group or queue' });
+    });
+
+    it('retries a failing handler with backoff, then republishes under the DLQ type with a fresh id and original_type/original_id', async () => {
+      const attempts = new Recorder<Received>();
+      const dead = new Recorder<Received>();
+      const failing = await bus.subscribe({
+        name: fresh('failing'),
+        patterns: ['post.*'],
+        retries: 2,
+        backoffMs: 1,
+        dlqType: 'deadletter.post',
+        handler: (event, info) => {
+          attempts.push({ event, info });
+          throw new Error('handler down');
+        },
+      });
+      const dlq = await bus.subscribe({ name: fresh('dlq'), patterns: ['deadletter.*'], handler: (event, info) => dead.push({ event, info }) });
+      const event = makeEvent('post.created');
+      await bus.publish([event]);
+      const [letter] = await dead.count(1);
+      assert.deepEqual(attempts.seen.map((r) => [r.event.id, r.info.attempt]), [[event.id, 1], [event.id, 2], [event.id, 3]]);
+      assert.notEqual(letter!.event.id, event.id);
+      assert.equal(letter!.event.type, 'deadletter.post');
+      assert.deepEqual(letter!.event.headers, { ...event.headers, original_type: 'post.created', original_id: event.id });
+      const { id: _i, type: _t, time: _tm, headers: _h, ...same } = event;
+      const { id: _i2, type: _t2, time: _tm2, headers: _h2, ...kept } = letter!.event;
+      assert.deepEqual(kept, same);
+      await Promise.all([failing.close(), dlq.close()]);
+    });
+
+    it('a handler that fails once and then succeeds is not dead-lettered', async () => {
+      const attempts = new Recorder<number>();
+      const dead = new Recorder<MfxEvent>();
+      const flaky = await bus.subscribe({
+        name: fresh('flaky'),
+        patterns: ['post.*'],
+        backoffMs: 1,
+        dlqType: 'deadletter.flaky',
+        handler: (event, info) => {
+          attempts.push(info.attempt);
+          if (event.type === 'post.created' && info.attempt === 1) throw new Error('once');
+        },
+      });
+      const dlq = await bus.subscribe({ name: fresh('dlq'), patterns: ['deadletter.*'], handler: (event) => dead.push(event) });
+      await bus.publish([makeEvent('post.created'), makeEvent('post.updated')]);
+      await attempts.count(3);
+      // The DLQ subscription sees an event published after: nothing came before it.
+      const marker = makeEvent('deadletter.marker');
+      await bus.publish([marker]);
+      await dead.next();
+      assert.deepEqual(attempts.seen, [1, 2, 1]);
+      assert.deepEqual(dead.seen.map((e) => e.id), [marker.id]);
+      await Promise.all([flaky.close(), dlq.close()]);
+    });
+
+    it('close() waits for the running handler, acknowledges its event, and the same subscription resumes with the next one', async () => {
+      const name = fresh('drain');
+      const held = gate();
+      const steps: string[] = [];
+      const got = new Recorder<string>();
+      const first = await bus.subscribe({
+        name,
+        patterns: ['post.*'],
+        handler: async (event) => {
+          got.push(event.id);
+          await held.opened;
+          steps.push('handler finished');
+        },
+      });
+      const event = makeEvent('post.created');
+      await bus.publish([event]);
+      await got.next((id) => id === event.id);
+      const closing = first.close().then(() => steps.push('close resolved'));
+      held.open();
+      await closing;
+      assert.deepEqual(steps, ['handler finished', 'close resolved']);
+
+      const again = new Recorder<string>();
+      const second = await bus.subscribe({ name, patterns: ['post.*'], handler: (e) => again.push(e.id) });
+      const next = makeEvent('post.updated');
+      await bus.publish([next]);
+      await again.next((id) => id === next.id);
+      assert.deepEqual(again.seen, [next.id], 'the drained event was acknowledged, not redelivered');
+      await second.close();
+    });
+
+    it('at least once: an event whose consumer process was killed mid-handler is delivered again to the same subscription', { timeout: 60_000 }, async () => {
+      const name = fresh('crash');
+      const child = spawn(process.execPath, [...SOURCE_FLAGS, new URL('./bus-child.ts', import.meta.url).pathname, under.child, name, 'post.*'], {
+        env: { ...process.env, ...under.env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const lines = new Recorder<string>();
+      createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      await lines.next((l) => l === 'ready');
+      const event = makeEvent('post.created');
+      await bus.publish([event]);
+      await lines.next((l) => l === `received ${event.id}`);
+      child.kill('SIGKILL');
+      assert.equal(await exited, 'SIGKILL');
+
+      const again = new Recorder<MfxEvent>();
+      const resumed = await bus.subscribe({ name, patterns: ['post.*'], handler: (e) => again.push(e) });
+      const redelivered = await again.next();
+      assert.deepEqual(redelivered, event);
+      await resumed.close();
+    });
+
+    it('a closed bus refuses publish and subscribe; closing twice is harmless', async () => {
+      const other = await under.open();
+      const got = new Recorder<string>();
+      await other.subscribe({ name: fresh('closing'), patterns: ['post.*'], handler: (e) => got.push(e.id) });
+      const event = makeEvent('post.created');
+      await other.publish([event]);
+      await got.next();
+      await other.close();
+      await other.close();
+      await assert.rejects(other.publish([makeEvent('post.created')]), /closed/);
+      await assert.rejects(other.subscribe({ name: fresh('late'), patterns: ['post.*'], handler: () => {} }), /closed/);
+    });
+  });
+}
