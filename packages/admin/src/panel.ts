@@ -357,7 +357,12 @@ export class AdminPanel {
       accept: f.file?.accept?.join(',') ?? null,
       file: field.widget === 'file' && record && typeof record[field.name] === 'string' ? String(record[field.name]) : null,
     };
-    if (field.widget === 'select') input.choices = (f.enum ?? []).map((value) => ({ value, label: value }));
+    // A secret is never sent back to the browser, not even what was just typed.
+    if (field.widget === 'secret') input.value = '';
+    if (field.widget === 'select') {
+      input.choices = (f.enum ?? []).map((value) => ({ value, label: value }));
+      if (input.value !== '' && !f.enum?.includes(input.value)) input.choices.unshift({ value: input.value, label: input.value });
+    }
     if (field.widget === 'relation' && field.target) {
       const target = this.shown.get(field.target.table);
       const titleField = target?.titleField ?? 'id';
