@@ -217,7 +217,7 @@ eachBackend('admin panel', (backend) => {
       const { cookie, token: csrf } = await formToken(server, '/admin/companies/new');
       const other = csrfOf(await panel(server, '/admin/companies/new', { headers: ADMIN }));
       const name = `Forged ${backend.name} ${Date.now()}`;
-      const attempts = [
+      const attempts: Array<{ cookie?: string; form: Record<string, string> }> = [
         { form: { _csrf: csrf, name } },
         { cookie, form: { name } },
         { cookie, form: { _csrf: other.token, name } },
