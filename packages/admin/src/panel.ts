@@ -160,7 +160,7 @@ export class AdminPanel {
       [...this.shown.values()].map(async (model) => {
         const answer = await this.call(visit, 'GET', `/${model.table}?limit=1`);
         const ok = answer.status === 200 && typeof answer.body?.meta?.total === 'number';
-        return { label: model.label, href: this.href(model.table), count: ok ? answer.body!.meta!.total! : null, newHref: this.options.readOnly ? null : this.href(model.table, 'new') };
+        return { label: model.label, singular: model.singular.toLowerCase(), href: this.href(model.table), count: ok ? answer.body!.meta!.total! : null, newHref: this.options.readOnly ? null : this.href(model.table, 'new') };
       }),
     );
     return { status: 200, template: 'dashboard', data: { heading: 'Dashboard', cards } };
@@ -196,7 +196,7 @@ export class AdminPanel {
       const text = next.toString();
       return this.href(model.table) + (text ? `?${text}` : '');
     };
-    const columns = model.columns.map((column) => {
+    const columns = model.listColumns.map((column) => {
       const current = sortName === column.name ? (descending ? 'descending' : 'ascending') : null;
       return {
         label: column.label,
@@ -213,11 +213,14 @@ export class AdminPanel {
     const records = answer.body!.data as Array<Record<string, unknown>>;
     const meta = answer.body!.meta ?? {};
     const pages = Math.max(1, meta.pages ?? 1);
-    const rows = records.map((record) => ({
-      href: this.href(model.table, String(record.id)),
-      title: String(record[model.titleField] ?? record.id),
-      cells: model.columns.map((column) => this.cell(column, record[column.name], true)),
-    }));
+    // The row's title cell links to its detail (the first column when no field names a row).
+    const rows = records.map((record) => {
+      const href = this.href(model.table, String(record.id));
+      const cells = model.listColumns.map((column) => this.cell(column, record[column.name], true));
+      const at = Math.max(0, model.listColumns.findIndex((c) => c.name === model.titleField));
+      cells[at] = { text: cells[at]?.text === '—' ? String(record.id) : cells[at]!.text, href, kind: 'title' };
+      return { cells };
+    });
     const pagination = {
       page: page || 1,
       pages,
@@ -241,7 +244,7 @@ export class AdminPanel {
       status: 200,
       template: 'detail',
       data: {
-        heading: `${model.label}: ${String(record[model.titleField] ?? record.id)}`,
+        heading: `${model.singular}: ${String(record[model.titleField] ?? record.id)}`,
         model: this.modelData(model),
         fields,
         children,
@@ -321,7 +324,7 @@ export class AdminPanel {
       status: refusal ? refusal.status : 200,
       template: 'form',
       data: {
-        heading: editing ? `Edit ${model.label}: ${title}` : `New ${model.label}`,
+        heading: editing ? `Edit ${model.singular.toLowerCase()}: ${title}` : `New ${model.singular.toLowerCase()}`,
         model: this.modelData(model),
         mode,
         action: editing ? this.href(model.table, editing.id) : this.href(model.table),
@@ -344,7 +347,7 @@ export class AdminPanel {
       value: texts.get(field.name) ?? (mode === 'create' && f.default !== undefined && f.default !== null && typeof f.default !== 'object' ? String(f.default) : ''),
       checked: mode === 'create' && !texts.size ? f.default === true : texts.has(field.name),
       disabled: !accepts(field, mode),
-      required: field.roles.requiredOnCreate && mode === 'create' && field.widget !== 'checkbox',
+      required: field.roles.requiredOnCreate && accepts(field, mode) && field.widget !== 'checkbox',
       error: errors.get(field.name) ?? null,
       hint: hintOf(field, mode),
       choices: [],
@@ -390,7 +393,7 @@ export class AdminPanel {
 
   /** One value as the list or the detail shows it; foreign keys link to their parent. */
   private cell(column: AdminField, value: unknown, short: boolean): { text: string; href: string | null; kind: string } {
-    if (value === null || value === undefined || value === '') return { text: '—', href: null, kind: 'empty' };
+    if (value === null || value === undefined || value === '') return { text: '—', href: null, kind: 'none' };
     if (column.target && typeof value === 'string') return { text: short ? value.slice(0, 8) : value, href: this.href(column.target.table, value), kind: 'link' };
     if (column.widget === 'file' && typeof value === 'string') return { text: value, href: `${this.app.config.pathPrefix}/files/${encodeURIComponent(value)}`, kind: 'link' };
     if (typeof value === 'boolean') return { text: value ? 'Yes' : 'No', href: null, kind: value ? 'yes' : 'no' };

@@ -21,10 +21,14 @@ export interface AdminModelRef {
 
 /** A model as the panel shows it: its URL segment is its table name, as in the API. */
 export interface AdminModel extends AdminModelRef {
+  /** The table's name in words (`Post tags`); `singular` is the model's (`Post tag`). */
   label: string;
+  singular: string;
   meta: ModelMeta;
-  /** Shown in the list and the detail: visible fields (neither hidden nor writeonly). */
+  /** Shown in the detail: visible fields (neither hidden nor writeonly). */
   columns: AdminField[];
+  /** Shown in the list: the visible fields but long text, JSON objects and the id (the title links to the row). */
+  listColumns: AdminField[];
   /** Every field a form may hold: writable ones (writeonly ones too, as empty inputs). */
   inputs: AdminField[];
   filters: AdminField[];
@@ -116,8 +120,10 @@ export function adminModels(registry: Registry, whitelist: readonly string[] | n
       name: meta.name,
       table: meta.table,
       label: humanize(meta.table),
+      singular: humanize(meta.name),
       meta,
       columns,
+      listColumns: columns.filter((c) => c.widget !== 'textarea' && c.widget !== 'json' && (c.name !== 'id' || title === 'id')),
       inputs: fields.filter((f) => f.roles.writable || f.field.readonly || f.field.immutable).filter((f) => !f.field.base),
       filters: columns.filter((f) => f.roles.filterable),
       titleField: title,
