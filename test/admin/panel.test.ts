@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { admin, basicAuth } from '@mfx/admin';
-import { bearer, ConfigError, hashPassword, identity, requireRole } from '@mfx/runtime';
+import { bearer, ConfigError, diskStorage, hashPassword, identity, requireRole } from '@mfx/runtime';
+import { SAMPLES } from '../support/file-storage.js';
 import { bearerHeader, SECRET, token } from '../support/auth.js';
 import { sqlite } from '../support/suite.js';
 import { eachBackend, useServer } from '../support/suite.js';
@@ -384,5 +385,60 @@ describe('admin panel without a gate', () => {
     assert.match(page.headers.get('set-cookie')!, /^mfx_admin_csrf=[0-9a-f]{64}; Path=\/admin; HttpOnly; SameSite=Lax$/);
     const warned = await server.logLine((line) => line.message?.includes('mounted without a gate') === true);
     assert.equal(warned.level, 'warn');
+  });
+});
+
+eachBackend('admin panel with file fields', (backend) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mfx-admin-files-'));
+  const server = useServer(backend, {
+    fixture: 'files',
+    config: { files: { storage: diskStorage({ dir }) } },
+    setup: (app) => void app.plugin(admin({ allowUnauthenticated: true })),
+  });
+  const formOf = (fields: Record<string, string>, files: Record<string, { name: string; type: string; data: Buffer }>) => {
+    const data = new FormData();
+    for (const [name, value] of Object.entries(fields)) data.append(name, value);
+    for (const [name, file] of Object.entries(files)) data.append(name, new Blob([new Uint8Array(file.data)], { type: file.type }), file.name);
+    return data;
+  };
+
+  it('uploads a file through the form (multipart), stores its key and links it from the detail and the edit form', async () => {
+    const page = await panel(server, '/admin/profiles/new');
+    assert.match(page.html, /enctype="multipart\/form-data"/);
+    assert.match(page.html, /<input type="file" id="f-avatar" name="avatar" accept="image\/\*">/);
+    const { cookie, token: csrf } = csrfOf(page);
+    const created = await panel(server, '/admin/profiles', { cookie, multipart: formOf({ _csrf: csrf, name: `Filed ${backend.name}` }, { avatar: { name: 'ada.png', type: 'image/png', data: SAMPLES.png } }) });
+    assert.equal(created.status, 303, created.html);
+    const id = created.headers.get('location')!.split('/').pop()!;
+    const record = (await server.request('GET', `/profiles/${id}`)).body.data;
+    assert.match(record.avatar, /\S/);
+    const download = await fetch(`${server.url}/files/${record.avatar}`);
+    assert.ok(Buffer.from(await download.arrayBuffer()).equals(SAMPLES.png));
+    const detail = await panel(server, `/admin/profiles/${id}`);
+    assert.match(detail.html, new RegExp(`href="/api/files/${record.avatar}"`));
+    const edit = await panel(server, `/admin/profiles/${id}/edit`, { cookie });
+    assert.match(edit.html, new RegExp(`Current file: <a href="/api/files/${record.avatar}"`));
+    // Saved again without a new file: the key stays.
+    const saved = await panel(server, `/admin/profiles/${id}`, { cookie, multipart: formOf({ _csrf: csrf, name: 'Renamed' }, {}) });
+    assert.equal(saved.status, 303);
+    const after = (await server.request('GET', `/profiles/${id}`)).body.data;
+    assert.equal(after.name, 'Renamed');
+    assert.equal(after.avatar, record.avatar);
+  });
+
+  it('re-renders the form with the API\'s refusal of a file of a type the field does not accept (415), writing nothing', async () => {
+    const { cookie, token: csrf } = csrfOf(await panel(server, '/admin/profiles/new'));
+    const name = `Refused ${backend.name} ${Date.now()}`;
+    const page = await panel(server, '/admin/profiles', { cookie, multipart: formOf({ _csrf: csrf, name }, { avatar: { name: 'notes.txt', type: 'text/plain', data: SAMPLES.text } }) });
+    assert.equal(page.status, 415);
+    assert.match(page.html, /<p class="error" id="f-avatar-error">the file &quot;avatar&quot; \(&quot;notes.txt&quot;\) is declared as text\/plain; the field accepts image\/\*<\/p>/);
+    assert.match(page.html, new RegExp(`name="name" value="${name}"`));
+    const all = (await server.request('GET', '/profiles?limit=200')).body.data as Array<{ name: string }>;
+    assert.equal(all.filter((p) => p.name === name).length, 0);
+  });
+
+  it('refuses a multipart POST without the CSRF token (403)', async () => {
+    const page = await panel(server, '/admin/profiles', { multipart: formOf({ name: 'x' }, { avatar: { name: 'a.png', type: 'image/png', data: SAMPLES.png } }) });
+    assert.equal(page.status, 403);
   });
 });

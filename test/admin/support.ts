@@ -12,6 +12,8 @@ export interface PageInit {
   headers?: Record<string, string>;
   /** Sent as application/x-www-form-urlencoded. */
   form?: Record<string, string>;
+  /** Sent as multipart/form-data (a form with file inputs). */
+  multipart?: FormData;
   cookie?: string;
 }
 
@@ -27,12 +29,13 @@ export const originOf = (server: ServerHandle): string => new URL(server.url).or
 export async function panel(server: ServerHandle, path: string, init: PageInit = {}): Promise<PageResponse> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.cookie) headers.cookie = init.cookie;
-  let body: string | undefined;
-  if (init.form) {
+  let body: string | FormData | undefined;
+  if (init.multipart) body = init.multipart;
+  else if (init.form) {
     body = new URLSearchParams(init.form).toString();
     headers['content-type'] = 'application/x-www-form-urlencoded';
   }
-  const response = await fetch(originOf(server) + path, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const response = await fetch(originOf(server) + path, { method: init.method ?? (init.form || init.multipart ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
   return { status: response.status, headers: response.headers, html: await response.text() };
 }
 

@@ -22,6 +22,8 @@ export interface ApiCall {
   /** Path under the API prefix with its query string, e.g. `/posts?limit=20`. */
   path: string;
   body?: Record<string, unknown>;
+  /** A body sent as it is (a multipart upload to POST /files) instead of `body`'s JSON. */
+  raw?: { contentType: string; bytes: Buffer };
   identity: Identity | null;
   /** The admin request's Host, so host checks see what the browser sent. */
   host?: string;
@@ -49,8 +51,11 @@ export class InProcessApi {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (call.host) headers.host = call.host;
     if (call.ifMatch) headers['if-match'] = call.ifMatch;
-    let payload: string | undefined;
-    if (call.body !== undefined) {
+    let payload: string | Buffer | undefined;
+    if (call.raw) {
+      payload = call.raw.bytes;
+      headers['content-type'] = call.raw.contentType;
+    } else if (call.body !== undefined) {
       payload = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }

@@ -29,8 +29,8 @@ export interface FormInput {
   step: string | null;
   maxlength: number | null;
   accept: string | null;
-  /** The current file's key, for the preview link. */
-  file: string | null;
+  /** The current file's key and download link (the preview link). */
+  file: { key: string; href: string } | null;
 }
 
 /** Whether a field is in the form at all: writable ones on create, and readonly ones too (disabled) on edit. */
@@ -80,7 +80,7 @@ type Submitted = Map<string, string>;
 export function formBody(model: AdminModel, submitted: Submitted, mode: FormMode, locales: readonly string[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of model.inputs) {
-    if (!accepts(field, mode) || field.widget === 'file') continue;
+    if (!accepts(field, mode)) continue;
     const { name } = field;
     if (field.widget === 'checkbox') {
       body[name] = submitted.has(name);
@@ -99,8 +99,8 @@ export function formBody(model: AdminModel, submitted: Submitted, mode: FormMode
     const text = submitted.get(name);
     if (text === undefined) continue;
     if (text === '') {
-      // Empty: nothing on create (defaults and required checks apply), null or '' on edit; a secret left empty is kept.
-      if (mode === 'create' || field.widget === 'secret') continue;
+      // Empty: nothing on create (defaults and required checks apply), null or '' on edit; a secret or a file left empty is kept.
+      if (mode === 'create' || field.widget === 'secret' || field.widget === 'file') continue;
       if (field.field.nullable) body[name] = null;
       else if (field.field.type === 'string') body[name] = '';
       continue;

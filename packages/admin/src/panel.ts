@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, type App, Context, type Hook, type Identity } from '@mfx/runtime';
 import { type ApiAnswer, InProcessApi } from './api.js';
 import { CSRF_FIELD, csrfCookie, csrfMatches, csrfTokenOf, newCsrfToken } from './csrf.js';
+import { type FormFile, FormError, readForm, type SubmittedForm, writeBody } from './form-body.js';
 import { accepts, type Choice, type FormInput, type FormMode, formBody, inForm, inputText } from './forms.js';
 import type { ResolvedAdminOptions } from './options.js';
 import { type Asset, loadAssets, Pages } from './render.js';
@@ -12,8 +13,13 @@ import { type AdminField, type AdminModel, adminModels } from './schema.js';
 export const PAGE_SIZE = 20;
 /** A BelongsTo target with more rows than this gets a text input with suggestions instead of a select. */
 export const RELATION_SELECT_MAX = 100;
-/** The largest form body the panel reads. */
+/** The largest form body (without its files) the panel reads. */
 const FORM_LIMIT = 1024 * 1024;
+/** The largest file a form may carry without a `files` setting (its uploads are refused by the API then anyway). */
+const DEFAULT_FILE_LIMIT = 32 * 1024 * 1024;
+
+/** Refusals that send the form back with its values and the API's messages: validation, conflicts, and a file's size or type. */
+const REFORM = new Set([409, 413, 415, 422]);
 
 /** Every panel response carries these: nothing inline runs, nothing frames the panel. */
 const SECURITY_HEADERS: Record<string, string> = {
@@ -139,15 +145,15 @@ export class AdminPanel {
   }
 
   /** A mutating POST: its form read, then the double-submit check before anything else. */
-  private async guarded(visit: Visit, work: (form: Map<string, string>) => Promise<Answer>): Promise<Answer> {
-    let form: Map<string, string>;
+  private async guarded(visit: Visit, work: (form: SubmittedForm) => Promise<Answer>): Promise<Answer> {
+    let form: SubmittedForm;
     try {
-      form = await readForm(visit.req);
+      form = await readForm(visit.req, FORM_LIMIT, this.app.config.files?.maxUploadBytes ?? DEFAULT_FILE_LIMIT);
     } catch (error) {
       if (error instanceof FormError) return this.errorAnswer(error.status, 'Form not accepted', error.message);
       throw error;
     }
-    if (!csrfMatches(visit.req, form.get(CSRF_FIELD))) {
+    if (!csrfMatches(visit.req, form.fields.get(CSRF_FIELD))) {
       return this.errorAnswer(403, 'Form expired', 'The form could not be verified (its security token is missing or does not match). Reload the page and submit it again.');
     }
     return work(form);
@@ -272,26 +278,45 @@ export class AdminPanel {
     return this.form(visit, model, 'edit', { id, record }, texts, null);
   }
 
-  private async create(visit: Visit, model: AdminModel, form: Map<string, string>): Promise<Answer> {
-    const answer = await this.call(visit, 'POST', `/${model.table}`, formBody(model, form, 'create', this.locales()));
+  private async create(visit: Visit, model: AdminModel, submitted: SubmittedForm): Promise<Answer> {
+    const form = submitted.fields;
+    const answer = await this.write(visit, 'POST', `/${model.table}`, formBody(model, form, 'create', this.locales()), this.filesOf(model, submitted, 'create'));
     if (answer.status === 201) {
       const created = answer.body?.data as Record<string, unknown> | undefined;
       return { redirect: created?.id !== undefined ? this.href(model.table, String(created.id)) : this.href(model.table) };
     }
-    if (answer.status === 422 || answer.status === 409) return this.form(visit, model, 'create', null, form, answer);
+    if (REFORM.has(answer.status)) return this.form(visit, model, 'create', null, form, answer);
     return this.apiFailure(answer, model);
   }
 
-  private async update(visit: Visit, model: AdminModel, id: string, form: Map<string, string>): Promise<Answer> {
+  private async update(visit: Visit, model: AdminModel, id: string, submitted: SubmittedForm): Promise<Answer> {
+    const form = submitted.fields;
     const etag = form.get('_etag');
-    const answer = await this.call(visit, 'PATCH', `/${model.table}/${encodeURIComponent(id)}`, formBody(model, form, 'edit', this.locales()), etag || undefined);
+    const answer = await this.write(visit, 'PATCH', `/${model.table}/${encodeURIComponent(id)}`, formBody(model, form, 'edit', this.locales()), this.filesOf(model, submitted, 'edit'), etag || undefined);
     if (answer.status === 200) return { redirect: this.href(model.table, id) };
-    if (answer.status === 422 || answer.status === 409 || answer.status === 412) {
+    if (REFORM.has(answer.status) || answer.status === 412) {
       const record = await this.call(visit, 'GET', `/${model.table}/${encodeURIComponent(id)}`);
       if (record.status !== 200) return this.apiFailure(record, model);
       return this.form(visit, model, 'edit', { id, record: record.body!.data as Record<string, unknown> }, form, answer);
     }
     return this.apiFailure(answer, model);
+  }
+
+  /** The form's files for fields the write accepts. */
+  private filesOf(model: AdminModel, form: SubmittedForm, mode: FormMode): Map<string, FormFile> {
+    const files = new Map<string, FormFile>();
+    for (const field of model.inputs) {
+      const file = form.files.get(field.name);
+      if (field.widget === 'file' && file && accepts(field, mode)) files.set(field.name, file);
+    }
+    return files;
+  }
+
+  /** A create or update: JSON, or multipart with the files as parts named after their fields (the API checks them). */
+  private write(visit: Visit, method: 'POST' | 'PATCH', path: string, body: Record<string, unknown>, files: Map<string, FormFile>, ifMatch?: string): Promise<ApiAnswer> {
+    if (files.size === 0) return this.call(visit, method, path, body, ifMatch);
+    const host = visit.req.headers.host;
+    return this.api.call({ method, path, raw: writeBody(body, files), identity: visit.identity, ...(host ? { host } : {}), ...(ifMatch ? { ifMatch } : {}) });
   }
 
   private async remove(visit: Visit, model: AdminModel, id: string): Promise<Answer> {
@@ -311,7 +336,10 @@ export class AdminPanel {
         else fieldErrors.set(detail.field, detail.message);
       }
     }
-    if (refusal && details.length === 0) general.push(apiMessage(refusal));
+    // A file's refusal (413, 415) names its field in the message: shown beside that input.
+    const fileField = details.length === 0 ? /^the file "([^"]+)"/.exec(refusal?.body?.error?.message ?? '')?.[1] : undefined;
+    if (fileField && model.inputs.some((f) => f.name === fileField && f.widget === 'file')) fieldErrors.set(fileField, apiMessage(refusal!));
+    else if (refusal && details.length === 0) general.push(apiMessage(refusal));
     const known = new Set(model.inputs.flatMap((f) => [f.name, ...this.locales().map((l) => `${f.name}.${l}`)]));
     for (const [field, message] of fieldErrors) if (!known.has(field)) general.push(`${field}: ${message}`);
     const inputs: FormInput[] = [];
@@ -333,7 +361,7 @@ export class AdminPanel {
         general,
         csrf: visit.csrf,
         etag: texts.get('_etag') ?? '',
-        multipart: false,
+        multipart: model.inputs.some((f) => f.widget === 'file' && inForm(f, mode)),
       },
     };
   }
@@ -358,7 +386,7 @@ export class AdminPanel {
       step: f.type === 'number' ? 'any' : f.type === 'integer' || f.type === 'bigint' ? '1' : null,
       maxlength: f.maxlen ?? null,
       accept: f.file?.accept?.join(',') ?? null,
-      file: field.widget === 'file' && record && typeof record[field.name] === 'string' ? String(record[field.name]) : null,
+      file: field.widget === 'file' && record && typeof record[field.name] === 'string' ? { key: String(record[field.name]), href: this.fileHref(String(record[field.name])) } : null,
     };
     // A secret is never sent back to the browser, not even what was just typed.
     if (field.widget === 'secret') input.value = '';
@@ -395,12 +423,17 @@ export class AdminPanel {
   private cell(column: AdminField, value: unknown, short: boolean): { text: string; href: string | null; kind: string } {
     if (value === null || value === undefined || value === '') return { text: '—', href: null, kind: 'none' };
     if (column.target && typeof value === 'string') return { text: short ? value.slice(0, 8) : value, href: this.href(column.target.table, value), kind: 'link' };
-    if (column.widget === 'file' && typeof value === 'string') return { text: value, href: `${this.app.config.pathPrefix}/files/${encodeURIComponent(value)}`, kind: 'link' };
+    if (column.widget === 'file' && typeof value === 'string') return { text: value, href: this.fileHref(value), kind: 'link' };
     if (typeof value === 'boolean') return { text: value ? 'Yes' : 'No', href: null, kind: value ? 'yes' : 'no' };
     if (column.widget === 'datetime' && typeof value === 'string') return { text: value.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC'), href: null, kind: 'time' };
     let text = typeof value === 'object' ? (Array.isArray(value) && value.every((v) => typeof v !== 'object') ? value.join(', ') : JSON.stringify(value)) : String(value);
     if (short && text.length > 80) text = `${text.slice(0, 79)}…`;
     return { text, href: null, kind: typeof value === 'number' ? 'number' : 'text' };
+  }
+
+  /** Where a stored file is downloaded (the API's file route). */
+  private fileHref(key: string): string {
+    return `${this.app.config.pathPrefix}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
 
   private modelData(model: AdminModel): Record<string, unknown> {
@@ -493,29 +526,6 @@ async function runHooks(hooks: readonly Hook[], ctx: Context): Promise<void> {
     if (i < hooks.length) await hooks[i]!(ctx, () => at(i + 1));
   };
   await at(0);
-}
-
-class FormError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Reads an `application/x-www-form-urlencoded` body (the panel's forms), the last value of a name winning. */
-async function readForm(req: IncomingMessage): Promise<Map<string, string>> {
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new FormError(415, 'The panel accepts forms sent as application/x-www-form-urlencoded.');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > FORM_LIMIT) throw new FormError(413, `The form is larger than ${FORM_LIMIT} bytes.`);
-    chunks.push(chunk as Buffer);
-  }
-  return new Map(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
 }
 
 /** The API's own words for a refusal. */

@@ -60,8 +60,8 @@ function widgetOf(field: FieldManifest, roles: FieldRoles, hasTarget: boolean): 
     case 'localized':
       return 'localized';
     default:
-      // Free text (no length bound, not a key people search or sort by) gets a textarea.
-      return (field.maxlen === undefined && !field.unique && !roles.filterable && !roles.sortable) || (field.maxlen ?? 0) > 255 ? 'textarea' : 'text';
+      // Long free text gets a textarea: over 255 characters allowed (or no bound), and not a name, a key or a filter.
+      return (field.maxlen ?? Infinity) > 255 && !TITLE_CANDIDATES.includes(field.name) && !field.unique && !roles.filterable && !roles.sortable ? 'textarea' : 'text';
   }
 }
 
