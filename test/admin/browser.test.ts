@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { admin, basicAuth } from '@mfx/admin';
-import { findOneBy, hashPassword, identity, requireRole, verifyPassword } from '@mfx/runtime';
+import { diskStorage, findOneBy, hashPassword, identity, requireRole, verifyPassword } from '@mfx/runtime';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { SAMPLES } from '../support/file-storage.js';
 import { sqlite, useServer } from '../support/suite.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -217,6 +218,42 @@ describe('the admin panel in a browser', { skip: missing }, () => {
     }
     await page.goto(`${origin}/admin/posts/${post.id}`);
     assert.match((await page.locator('.record').textContent()) ?? '', /<script>window\.__xss = 1<\/script>/);
+    await page.close();
+  });
+});
+
+describe('the admin panel in a browser, uploading a file', { skip: missing }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mfx-admin-browser-files-'));
+  const server = useServer(sqlite, { fixture: 'files', config: { files: { storage: diskStorage({ dir }) } }, setup: (app) => void app.plugin(admin({ allowUnauthenticated: true, secure: false })) });
+  let profile: string;
+  let browser: BrowserContext;
+  before(async () => {
+    profile = mkdtempSync(join(tmpdir(), 'mfx-admin-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: VIEWPORTS.desktop });
+  });
+  after(async () => {
+    await browser?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates a record with a file chosen in the form, refusing a wrong type first, and links the stored file', { timeout: 120_000 }, async () => {
+    const page = await browser.newPage();
+    await page.goto(`${new URL(server.url).origin}/admin/profiles/new`);
+    await page.getByLabel('Name *').fill('Grace');
+    await page.getByLabel('Avatar').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: SAMPLES.text });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#f-avatar-error').waitFor();
+    assert.match((await page.locator('#f-avatar-error').textContent()) ?? '', /the field accepts image\/\*/);
+    assert.equal(await page.getByLabel('Name *').inputValue(), 'Grace');
+    await page.getByLabel('Avatar').setInputFiles({ name: 'grace.png', mimeType: 'image/png', buffer: SAMPLES.png });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/admin\/profiles\/[0-9a-f-]{36}$/);
+    const link = page.locator('.record a[href*="/files/"]');
+    const href = await link.getAttribute('href');
+    const download = await page.request.get(`${new URL(server.url).origin}${href}`);
+    assert.equal(download.status(), 200);
+    assert.ok((await download.body()).equals(SAMPLES.png));
     await page.close();
   });
 });
