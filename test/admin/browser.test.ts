@@ -152,6 +152,7 @@ describe('the admin panel in a browser', { skip: missing }, () => {
     await page.getByRole('link', { name: /Views/ }).click();
     await page.waitForURL(/sort=-views$/);
     assert.equal((await titles())[0], 'Browser made post');
+    await page.getByText('Filters').click();
     await page.getByRole('search').getByLabel('Title').fill('browser made');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/f_title=browser\+made/);

@@ -212,7 +212,7 @@ export class AdminPanel {
       };
     });
     const filters = await Promise.all(model.filters.map(async (field) => this.filterInput(visit, field, active[field.name] ?? '')));
-    const base = { heading: model.label, model: this.modelData(model), columns, filters, filtered: Object.keys(active).length > 0, clearHref: this.href(model.table) };
+    const base = { heading: model.label, model: this.modelData(model), columns, filters, filtered: Object.keys(active).length > 0, activeCount: Object.keys(active).length, clearHref: this.href(model.table) };
     if (answer.status !== 200 || !Array.isArray(answer.body?.data)) {
       return { status: answer.status === 200 ? 502 : answer.status, template: 'list', data: { ...base, rows: [], error: apiMessage(answer), pagination: null } };
     }
