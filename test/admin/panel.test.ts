@@ -464,3 +464,26 @@ eachBackend('admin panel with file fields', (backend) => {
     assert.equal(page.status, 403);
   });
 });
+
+eachBackend('admin panel with localized fields', (backend) => {
+  const server = useServer(backend, {
+    fixture: 'i18n',
+    config: { locales: { supported: ['en', 'de', 'fr'] } },
+    setup: (app) => void app.plugin(admin({ allowUnauthenticated: true })),
+  });
+
+  it('takes one input per supported locale and prefills them on edit', async () => {
+    const page = await panel(server, '/admin/articles/new');
+    assert.match(page.html, /<legend>Title \*<\/legend>/);
+    assert.match(page.html, /name="title\.en" value=""/);
+    assert.match(page.html, /name="title\.de" value=""/);
+    const { cookie, token: csrf } = csrfOf(page);
+    const created = await panel(server, '/admin/articles', { cookie, form: { _csrf: csrf, 'title.en': `Hello ${backend.name}`, 'title.de': 'Hallo' } });
+    assert.equal(created.status, 303, created.html);
+    const id = created.headers.get('location')!.split('/').pop()!;
+    assert.deepEqual((await server.request('GET', `/articles/${id}`)).body.data.title_i18n, { en: `Hello ${backend.name}`, de: 'Hallo' });
+    const edit = await panel(server, `/admin/articles/${id}/edit`, { cookie });
+    assert.match(edit.html, new RegExp(`name="title\\.en" value="Hello ${backend.name}"`));
+    assert.match(edit.html, /name="title\.de" value="Hallo"/);
+  });
+});
