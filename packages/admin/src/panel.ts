@@ -211,7 +211,7 @@ export class AdminPanel {
         sorted: current,
       };
     });
-    const filters = await Promise.all(model.filters.map(async (field) => this.filterInput(visit, field, active[field.name] ?? '')));
+    const filters = model.filters.map((field) => this.filterInput(field, active[field.name] ?? ''));
     const base = { heading: model.label, model: this.modelData(model), columns, filters, filtered: Object.keys(active).length > 0, activeCount: Object.keys(active).length, clearHref: this.href(model.table) };
     if (answer.status !== 200 || !Array.isArray(answer.body?.data)) {
       return { status: answer.status === 200 ? 502 : answer.status, template: 'list', data: { ...base, rows: [], error: apiMessage(answer), pagination: null } };
@@ -409,11 +409,11 @@ export class AdminPanel {
     return input;
   }
 
-  private async filterInput(visit: Visit, field: AdminField, value: string): Promise<{ name: string; label: string; value: string; choices: Choice[] | null }> {
+  /** A filter input: a select for enums and booleans, a search box otherwise. */
+  private filterInput(field: AdminField, value: string): { name: string; label: string; value: string; choices: Choice[] | null } {
     let choices: Choice[] | null = null;
     if (field.field.enum) choices = field.field.enum.map((v) => ({ value: v, label: v }));
     else if (field.field.type === 'boolean') choices = [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }];
-    void visit;
     return { name: `f_${field.name}`, label: field.label, value, choices };
   }
 
