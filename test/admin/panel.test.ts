@@ -487,3 +487,39 @@ eachBackend('admin panel with localized fields', (backend) => {
     assert.match(edit.html, /name="title\.de" value="Hallo"/);
   });
 });
+
+eachBackend('admin panel field rules', (backend) => {
+  const server = useServer(backend, { fixture: 'admin', setup: (app) => void app.plugin(admin({ allowUnauthenticated: true })) });
+
+  it('leaves readonly and hidden fields out of the create form, checks a checkbox by its default, and keeps a bound number\'s limits', async () => {
+    const page = await panel(server, '/admin/gadgets/new');
+    assert.equal(page.status, 200);
+    assert.doesNotMatch(page.html, /name="importedFrom"|name="rank"/);
+    assert.match(page.html, /<input type="checkbox" id="f-active" name="active" checked>/);
+    assert.match(page.html, /id="f-size" name="size" value="" type="number" min=1 max=9 step=1/);
+    assert.match(page.html, /id="f-pin" name="pin" value="" type="password"/);
+    assert.match(page.html, /id="f-serial" name="serial" value="" type="text" maxlength=40>/);
+  });
+
+  it('shows readonly and immutable fields disabled on edit, unchecks a checkbox, and keeps a writeonly value left empty', async () => {
+    const created = await server.request('POST', '/gadgets', { body: { name: `Gizmo ${backend.name}`, serial: 'S-1', pin: 'secret-pin', active: true } });
+    assert.equal(created.status, 201);
+    const id = created.body.data.id;
+    const edit = await panel(server, `/admin/gadgets/${id}/edit`);
+    assert.match(edit.html, /id="f-importedFrom" name="importedFrom" value="" type="text" maxlength=80 disabled aria-describedby="f-importedFrom-hint"/);
+    assert.match(edit.html, /<p class="hint" id="f-importedFrom-hint">Read-only\.<\/p>/);
+    assert.match(edit.html, /id="f-serial" name="serial" value="S-1" type="text" maxlength=40 disabled/);
+    assert.match(edit.html, /id="f-pin" name="pin" value="" type="password"/);
+    assert.doesNotMatch(edit.html, /secret-pin/);
+    const { cookie, token: csrf } = csrfOf(edit);
+    const saved = await panel(server, `/admin/gadgets/${id}`, { cookie, form: { _csrf: csrf, name: 'Renamed', serial: 'S-2', importedFrom: 'forged', pin: '', size: '3' } });
+    assert.equal(saved.status, 303, saved.html);
+    const stored = (await server.request('GET', `/gadgets/${id}`)).body.data;
+    assert.equal(stored.name, 'Renamed');
+    assert.equal(stored.active, false);
+    assert.equal(stored.size, 3);
+    assert.equal(stored.serial, 'S-1');
+    assert.equal(stored.importedFrom, null);
+    assert.equal('pin' in stored, false);
+  });
+});
