@@ -108,7 +108,7 @@ eachBackend('admin panel', (backend) => {
       const page = await panel(server, '/admin/', { headers: ADMIN });
       assert.equal(page.status, 200);
       assert.equal(page.headers.get('x-frame-options'), 'DENY');
-      assert.match(page.headers.get('content-security-policy')!, /default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; form-action 'self'; frame-ancestors 'none'/);
+      assert.match(page.headers.get('content-security-policy')!, /default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'/);
       assert.equal(page.headers.get('cache-control'), 'no-store');
       assert.match(page.headers.get('set-cookie')!, /^mfx_admin_csrf=[0-9a-f]{64}; Path=\/admin; HttpOnly; SameSite=Lax; Secure$/);
       const text = mainText(page.html);
