@@ -14,6 +14,10 @@
 // 'files download' (GET of a 1 MB file uploaded first), each server on a fresh
 // `--files` directory; a bin named `raw` is bench/baselines/files-raw.ts.
 // Fewer requests suffice there (WARM=20 N=20 is a few seconds per bin).
+//
+// The admin panel (issue 23): 'admin list page' (GET /admin/posts?page=N, 20 rows rendered
+// from an in-process API call) and 'api list page' (GET /api/posts?limit=20&page=N), both on
+// `mfx serve --admin --admin-unauthenticated`.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -30,8 +34,19 @@ const WARM = Number(process.env.WARM ?? 400);
 const N = Number(process.env.N ?? 300);
 
 const files = /^files (upload|download)$/.exec(only)?.[1];
+const panel = /^(admin|api) list page$/.exec(only)?.[1];
 const blog = files ? null : await seededBlog();
-const workload = blog ? blogWorkloads(blog).find((w) => w.name.includes(only)) : { name: only, method: files === 'upload' ? 'POST' : 'GET', path: '/files' };
+const page = () => 1 + Math.floor(Math.random() * 50);
+const panelWorkloads = [
+  // The panel lives beside the API's prefix: its path is absolute (see send).
+  { name: 'admin list page', method: 'GET', path: () => `/../admin/posts?page=${page()}` },
+  { name: 'api list page', method: 'GET', path: () => `/posts?limit=20&page=${page()}` },
+];
+const workload = panel
+  ? panelWorkloads.find((w) => w.name === only)
+  : blog
+    ? blogWorkloads(blog).find((w) => w.name.includes(only))
+    : { name: only, method: files === 'upload' ? 'POST' : 'GET', path: '/files' };
 if (!workload) throw new Error(`no workload matches "${only}"`);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const BOUNDARY = 'mfx-bench-boundary-3f9a';
@@ -73,7 +88,8 @@ async function commandOf(bin: string, dir: string): Promise<{ args: string[]; re
   const ready = /mfx serving (http:\/\/\S+)/;
   if (files) return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', await fixtureManifestDir('blog'), '--db', 'sqlite::memory:', '--port', '0', '--no-docs', '--files', dir], ready };
   const db = blog!.copy();
-  return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', blog!.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs'], ready, db };
+  const admin = panel ? ['--admin', '--admin-unauthenticated'] : [];
+  return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', blog!.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs', ...admin], ready, db };
 }
 
 async function count(bin: string): Promise<number> {

@@ -84,7 +84,7 @@ describe('one row drives default, environment and flag', () => {
   });
 
   it('switches and command defaults: --no-docs, --production', () => {
-    const defaults = { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false, logLevel: 'info', logFormat: 'json', watch: false };
+    const defaults = { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false, admin: false, adminUnauthenticated: false, logLevel: 'info', logFormat: 'json', watch: false };
     assert.deepEqual(readCommandLine('serve', [], {}).options, defaults);
     const flagged = readCommandLine('serve', ['--no-docs', '--production', '--manifest', 'out', '--app=app.ts', '--prefix', '/v1', '--watch'], {});
     assert.deepEqual(flagged.options, { ...defaults, manifest: 'out', app: 'app.ts', docs: false, production: true, watch: true });
@@ -155,7 +155,7 @@ describe('one row drives default, environment and flag', () => {
     const text = usage('serve');
     assert.match(
       text,
-      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--strict-migrations\] \[--no-read-primary-header\] \[--max-concurrent-exports N\] \[--files DIR\] \[--decryption-cache BYTES\]\n/,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--admin\] \[--admin-unauthenticated\] \[--strict-migrations\] \[--no-read-primary-header\] \[--max-concurrent-exports N\] \[--files DIR\] \[--decryption-cache BYTES\]\n/,
     );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { App } from '../app.js';
 import type { ServerConfig } from '../config/config.js';
 import { ConfigError } from '../errors/api-error.js';
+import type { Hook } from '../pipeline/types.js';
 import type { ModelOverrides } from '../registry/registry.js';
 
 /** What a `--app` module may export. */
@@ -19,6 +20,8 @@ export interface AppModule {
   config?: Partial<ServerConfig>;
   /** Model option overrides applied when the manifest is registered. */
   overrides?: Record<string, ModelOverrides>;
+  /** The admin panel's gate under `mfx serve --admin`: Auth-step hooks, such as `[bearer({ secret }), requireRole('admin')]`. */
+  adminAuth?: Hook[];
 }
 
 /** Settings the command owns: a module that sets one is told which flag or variable to use instead. */

@@ -11,7 +11,8 @@ import type { Registry } from '../registry/registry.js';
 import { commandLine } from './args.js';
 import { endOnClosedPipe } from './process.js';
 import { reloadOnChange, sharedDatabase } from './reload.js';
-import { appConfig, importAppModule } from './app-module.js';
+import { type AppModule, appConfig, importAppModule } from './app-module.js';
+import { ConfigError } from '../errors/api-error.js';
 
 /**
  * `mfx serve [--manifest DIR] [--db URL] [--port N] [--host ADDR] [--log-level LEVEL] [--log-format json|pretty] [--cursor-secret SECRET] [--watch] ...`
@@ -66,11 +67,18 @@ export async function main(argv: string[]): Promise<number> {
     next.register(loaded, module.overrides);
     next.setDB(database(next.registry));
     await module.default?.(next);
+    if (options.admin) await mountAdmin(next, module, options.adminUnauthenticated);
     // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
     if (options.production) next.validateProduction();
     return next;
   };
 
+  // Refused before anything opens: a panel without a gate needs the explicit development flag.
+  if (options.admin && !(module.adminAuth?.length || options.adminUnauthenticated)) {
+    throw new ConfigError(
+      'mfx serve --admin needs a gate: export const adminAuth = [bearer({ secret }), requireRole(\'admin\')] (or any Auth-step hooks) from the --app module, or pass --admin-unauthenticated for local development only',
+    );
+  }
   const first = loadManifest(options.manifest);
   const started = await assemble(first, (registry) => openDatabase(options.dbWriteUrl, registry, options.dbReadUrl));
   app = started;
@@ -90,4 +98,18 @@ export async function main(argv: string[]): Promise<number> {
     started.log.info({ manifest: resolve(options.manifest) }, 'watching the manifest for changes');
   }
   return new Promise<number>(() => {});
+}
+
+/** The admin panel package, loaded only for --admin (an optional peer: the runtime does not depend on it). */
+const ADMIN_PACKAGE = '@mfx/admin';
+
+/** Mounts the admin panel on an app of mfx serve --admin, gated by the module's adminAuth. */
+async function mountAdmin(app: App, module: AppModule, unauthenticated: boolean): Promise<void> {
+  let loaded: { admin: (options: { auth?: AppModule['adminAuth']; allowUnauthenticated?: boolean }) => (app: App) => void | Promise<void> };
+  try {
+    loaded = (await import(ADMIN_PACKAGE)) as typeof loaded;
+  } catch (error) {
+    throw new ConfigError(`mfx serve --admin needs the admin panel package: npm install @mfx/admin (${(error as Error).message})`);
+  }
+  await app.plugin(loaded.admin({ auth: module.adminAuth, allowUnauthenticated: unauthenticated && !module.adminAuth?.length }));
 }

@@ -27,6 +27,9 @@ export interface CommandOptions {
   app?: string;
   docs: boolean;
   production: boolean;
+  /** mfx serve --admin: mount @mfx/admin, gated by the --app module's adminAuth unless adminUnauthenticated. */
+  admin: boolean;
+  adminUnauthenticated: boolean;
   plan: boolean;
   strict: boolean;
   json: boolean;
@@ -250,6 +253,20 @@ export const settings = {
     default: false,
     commands: ['serve'],
     flag: toggle('production', true),
+  },
+  admin: {
+    scope: 'command',
+    doc: 'mount the admin panel (@mfx/admin) at /admin, gated by the --app module\'s `export const adminAuth` (Auth-step hooks)',
+    default: false,
+    commands: ['serve'],
+    flag: toggle('admin', true),
+  },
+  adminUnauthenticated: {
+    scope: 'command',
+    doc: 'with --admin: mount the panel without a gate (local development only: anyone who reaches it acts anonymously)',
+    default: false,
+    commands: ['serve'],
+    flag: toggle('admin-unauthenticated', true),
   },
   plan: {
     scope: 'command',

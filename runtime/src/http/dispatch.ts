@@ -11,6 +11,7 @@ import type { Op } from '../pipeline/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { type Inflight, requestEnded } from './inflight.js';
+import { presetIdentityOf } from './in-process.js';
 import { readsPrimaryFromStart } from './read-primary.js';
 import { releaseSource } from './stream.js';
 import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from './respond.js';
@@ -137,6 +138,7 @@ async function dispatch(
   const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
   const ctx = new Context(route, req, res, decodeParams(params), requestId, traceIdOf(req, requestId), deps.adapter(), search);
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
+  ctx.identity = presetIdentityOf(req);
   if (readsPrimaryFromStart(req, deps.readPrimaryHeader)) ctx.cancel.pinPrimary();
 
   const exchange = new Exchange(deps, ctx);
