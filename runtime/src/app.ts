@@ -94,6 +94,8 @@ export class App {
   /** Routes outside models and actions (global search, standalone files) with their access flags. */
   readonly standaloneRoutes: StandaloneRoute[] = [];
   private readonly closers: Array<() => Promise<void> | void> = [];
+  /** What hooks asked to run once the server listens (an outbox relay). */
+  private readonly starters: Array<() => Promise<void> | void> = [];
   private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
   private multipart: MultipartHandoff | null = null;
@@ -523,6 +525,7 @@ export class App {
       pathPrefix: this.config.pathPrefix,
       store: (name) => this.store(name),
       onStop: (fn) => this.closers.push(fn),
+      onStart: (fn) => this.starters.push(fn),
       observeWrites: (observer, models) => this.observers.add(observer, models),
     });
     const cleaned = this.files ? FileFields.observedModels(this.registry.all()) : [];
@@ -713,6 +716,7 @@ export class App {
       });
     });
     this.availability = 'ready';
+    for (const start of this.starters.splice(0)) await start();
     if (this.config.handleSignals) this.installSignalHandlers();
     const { port } = server.address() as AddressInfo;
     const host = this.config.host && this.config.host !== '0.0.0.0' && this.config.host !== '::' ? this.config.host : 'localhost';
