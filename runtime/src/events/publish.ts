@@ -125,30 +125,27 @@ export function publishEvents(bus: EventBus): Hook {
       const lifecycle = bus as { start?: () => void; stop?: () => Promise<void> };
       if (typeof lifecycle.start === 'function') onStart(() => lifecycle.start!());
       if (typeof lifecycle.stop === 'function') onStop(() => lifecycle.stop!());
-      observeWrites(
-        {
-          name: 'publishEvents()',
-          ops,
-          needsTransaction: transactional,
-          async observe(tx: Executor, change) {
-            if (!entry.matches(change.model.name, change.op)) return;
-            const event = eventOf(change);
-            if (transactional) return bus.publish([event], tx);
-            const { caller } = change;
-            if (!tx.inTransaction) return ship(caller, [event]);
-            const queued = pending.get(caller);
-            if (queued) return void queued.push(event);
-            const events = [event];
-            pending.set(caller, events);
-            caller.afterCommit(() => {
-              pending.delete(caller);
-              return ship(caller, events);
-            });
-            caller.onRollback(() => void pending.delete(caller));
-          },
-        },
-        models.map((m) => m.name),
-      );
+      const observe = async (tx: Executor, change: WriteChange) => {
+        if (!entry.matches(change.model.name, change.op)) return;
+        const event = eventOf(change);
+        if (transactional) return bus.publish([event], tx);
+        const { caller } = change;
+        if (!tx.inTransaction) return ship(caller, [event]);
+        const queued = pending.get(caller);
+        if (queued) return void queued.push(event);
+        const events = [event];
+        pending.set(caller, events);
+        caller.afterCommit(() => {
+          pending.delete(caller);
+          return ship(caller, events);
+        });
+        caller.onRollback(() => void pending.delete(caller));
+      };
+      const names = models.map((m) => m.name);
+      const writes = ops.filter((op) => op !== 'delete');
+      // A delete's event carries the row as it was: only deletes ask for the row before the write.
+      if (writes.length > 0) observeWrites({ name: 'publishEvents()', ops: writes, needsTransaction: transactional, observe }, names);
+      if (ops.includes('delete')) observeWrites({ name: 'publishEvents()', ops: ['delete'], needsBefore: true, needsTransaction: transactional, observe }, names);
     },
   });
 }
