@@ -120,4 +120,4 @@ export { eventOf, eventType, publishEvents, redactRow } from './events/publish.j
 export { MemoryBus, memoryBus, type MemoryBusOptions } from './events/memory-bus.js';
 export { OutboxBus, outboxBus, type OutboxOptions, outboxTable } from './events/outbox.js';
 export { dedupe, type DedupeStore, dedupeTable, MemoryDedupeStore, memoryDedupeStore, SqlDedupeStore, sqlDedupeStore, type SqlDedupeOptions } from './events/dedupe.js';
-export { email, type EmailOptions, type MailTransport, webhook, WebhookError, type WebhookOptions, webhookSignature } from './events/subscribers.js';
+export { type AsyncEventHandler, email, type EmailOptions, type MailTransport, webhook, WebhookError, type WebhookOptions, webhookSignature } from './events/subscribers.js';

@@ -10,7 +10,7 @@ import type { Adapter } from '../db/adapter.js';
 import { type Duration, durationMs } from '../config/readers.js';
 import { ConfigError } from '../errors/api-error.js';
 import type { TableSpec } from '../sql/schema.js';
-import type { EventHandler } from './types.js';
+import type { DeliveryInfo, EventHandler, MfxEvent } from './types.js';
 
 export interface DedupeStore {
   /** Claims `key`; true when this caller got it, false when it was already claimed (and not released or expired). */
@@ -27,7 +27,7 @@ export interface DedupeStore {
  * @example
  * await bus.subscribe({ name: 'mailer', patterns: ['order.created'], handler: dedupe(sendReceipt, sqlDedupeStore(() => app.db)) });
  */
-export function dedupe(handler: EventHandler, store: DedupeStore): EventHandler {
+export function dedupe(handler: EventHandler, store: DedupeStore): (event: MfxEvent, info: DeliveryInfo) => Promise<void> {
   if (typeof handler !== 'function') throw new ConfigError('dedupe(handler, store) needs a handler(event, info)');
   if (!store || typeof store.claim !== 'function' || typeof store.release !== 'function') throw new ConfigError('dedupe(handler, store) needs a store: memoryDedupeStore({ ttl }) or sqlDedupeStore(db)');
   return async (event, info) => {

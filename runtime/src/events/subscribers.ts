@@ -8,7 +8,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { type Duration, durationMs } from '../config/readers.js';
 import { ConfigError } from '../errors/api-error.js';
-import type { EventHandler, MfxEvent } from './types.js';
+import type { MfxEvent } from './types.js';
+
+/** A handler that settles once the delivery is done (or rejects). */
+export type AsyncEventHandler = (event: MfxEvent) => Promise<void>;
 
 export interface WebhookOptions {
   url: string;
@@ -48,7 +51,7 @@ export function webhookSignature(secret: string, body: string): string {
  * @example
  * await bus.subscribe({ name: 'crm', patterns: ['customer.*'], handler: webhook({ url: 'https://crm.example/hooks', secret: process.env.CRM_SECRET }) });
  */
-export function webhook(options: WebhookOptions): EventHandler {
+export function webhook(options: WebhookOptions): AsyncEventHandler {
   let url: URL;
   try {
     url = new URL(options?.url);
@@ -118,7 +121,7 @@ export interface EmailOptions {
  * const transport = nodemailer.createTransport({ host: 'smtp.example', port: 587 });
  * await bus.subscribe({ name: 'ops-mail', patterns: ['order.deleted'], handler: email({ transport, to: 'ops@example.com', subject: (e) => `Order ${e.recordId} deleted` }) });
  */
-export function email(options: EmailOptions): EventHandler {
+export function email(options: EmailOptions): AsyncEventHandler {
   if (!options?.transport || typeof options.transport.sendMail !== 'function') {
     throw new ConfigError('email() needs { transport }: a nodemailer transport (npm install nodemailer; nodemailer.createTransport(...))');
   }
