@@ -44,6 +44,8 @@ import { hookMeta, type RegisteredHook } from './pipeline/hook-meta.js';
 import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
 import { type WriteObserver, WriteObservers } from './pipeline/write-observers.js';
 import { historyObserver } from './store/history.js';
+import { mountAsyncApiRoute } from './events/asyncapi.js';
+import { publishedBy } from './events/publish.js';
 import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
 import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
@@ -612,6 +614,7 @@ export class App {
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
+        mountAsyncApiRoute(table, this.config, deps, entries.map((e) => publishedBy(e.hook)).filter((p) => p !== null));
         docsPage = mountDocsPage(table, this.config, deps, this.log, documentTitle(this.config));
       },
     );
