@@ -65,11 +65,13 @@ export function webhook(options: WebhookOptions): AsyncEventHandler {
   const timeoutMs = durationMs(options.timeout, 5000, 'webhook timeout');
   const backoffMs = options.backoffMs ?? 200;
   const target = url.toString();
+  // Lower-cased, so the names set below replace a configured Content-Type or traceparent instead of doubling it.
+  const given = Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
 
   return async (event: MfxEvent) => {
     const body = JSON.stringify(event);
     const headers: Record<string, string> = {
-      ...options.headers,
+      ...given,
       'content-type': 'application/json',
       traceparent: event.headers?.traceparent ?? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`,
       'x-event-id': event.id,
