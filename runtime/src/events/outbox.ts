@@ -143,6 +143,9 @@ export class OutboxBus implements EventBus {
   async relayOnce(): Promise<number> {
     const t = this.q(this.table);
     const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map((c) => this.q(c));
+    // A look without a transaction first: an idle outbox never takes the write lock (SQLite) or a claim.
+    const waiting = await this.db.raw(`SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`, [], { readPrimary: true });
+    if (waiting.length === 0) return 0;
     return this.db.transaction(async (tx) => {
       const postgres = tx.dialect.name === 'postgres';
       const rows = await tx.raw(

@@ -40,10 +40,11 @@ export function eventType(model: string, op: WriteOp): string {
  * @example
  * await bus.publish([{ ...event, data: redactRow(app.registry.get('User'), row) }]);
  */
-export function redactRow(model: Pick<ModelMeta, 'fields'>, row: Record<string, unknown>): Record<string, unknown> {
+export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const field of model.fields) {
-    if (!fieldRoles(field).recorded) continue;
+  // A registered model keeps its recorded fields; a bare manifest is filtered here.
+  const fields = model.fieldsWith ? model.fieldsWith('recorded') : model.fields.filter((f) => fieldRoles(f).recorded);
+  for (const field of fields) {
     if (Object.hasOwn(row, field.column)) out[field.column] = row[field.column];
     else if (Object.hasOwn(row, field.name)) out[field.column] = row[field.name];
   }

@@ -167,3 +167,26 @@ eachBackend('outboxBus', (backend) => {
     await drain();
   });
 });
+
+eachBackend('outboxBus relay started with the server', (backend) => {
+  const relayTo = memoryBus({ logger: memoryLogger() });
+  let seen!: Recorder<MfxEvent>;
+  const server = useServer(backend, {
+    fixture: 'events',
+    config: eventsConfig(),
+    async setup(app) {
+      const outbox = outboxBus(() => app.db, { relayTo, interval: '20ms', logger: memoryLogger() });
+      seen = await record(outbox);
+      app.use('db', publishEvents(outbox), { position: 'after', models: ['Note'] });
+    },
+  });
+
+  it('ships committed rows on its own, without a transaction hook (the write opens one for the outbox row)', async () => {
+    const created = await server.request('POST', '/notes', { body: { body: 'relayed' } });
+    assert.equal(created.status, 201);
+    const shipped = await seen.next((e) => e.recordId === created.body.data.id);
+    assert.equal(shipped.type, 'note.created');
+    const [row] = await server.app.db.raw('SELECT shipped_at FROM mfx_outbox WHERE id = ?', [shipped.id]);
+    assert.ok(row, 'the row stays until the retention passes');
+  });
+});
