@@ -116,9 +116,18 @@ export class OutboxBus implements EventBus {
     const now = Date.now();
     const params: unknown[] = [];
     for (const event of events) params.push(event.id, nextSeq(), event.type, JSON.stringify(event), now);
-    const values = events.map(() => '(?, ?, ?, ?, ?)').join(', ');
+    await db.raw(this.insertSql(events.length), params);
+  }
+
+  private insertOne: string | null = null;
+
+  /** The INSERT of `count` rows (the one-row statement, the common case, built once). */
+  private insertSql(count: number): string {
+    if (count === 1 && this.insertOne) return this.insertOne;
     const cols = ['id', 'seq', 'type', 'payload', 'created_at'].map((c) => this.q(c)).join(', ');
-    await db.raw(`INSERT INTO ${this.q(this.table)} (${cols}) VALUES ${values}`, params);
+    const sql = `INSERT INTO ${this.q(this.table)} (${cols}) VALUES ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
+    if (count === 1) this.insertOne = sql;
+    return sql;
   }
 
   /** Subscribes on `relayTo`, where the relay ships events. */

@@ -6,7 +6,7 @@
  * It follows writes as a write observer, so it sees exactly the rows the
  * write path changed and nothing of a write that failed.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Executor } from '../db/adapter.js';
 import { ConfigError } from '../errors/api-error.js';
 import { fieldRoles } from '../manifest/roles.js';
@@ -51,9 +51,14 @@ export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelM
   return out;
 }
 
-/** A W3C traceparent for the write's trace: its trace id and a fresh span id. */
-function traceparentOf(traceId: string): string | null {
-  return /^[0-9a-f]{32}$/.test(traceId) ? `00-${traceId}-${randomBytes(8).toString('hex')}-01` : null;
+/**
+ * A W3C traceparent for the write's trace: its trace id and a span id made
+ * of the event id's first 16 hex digits (random, never all zero: a v4 UUID
+ * has its version digit there), which costs nothing where `randomBytes`
+ * per event would.
+ */
+function traceparentOf(traceId: string, eventId: string): string | null {
+  return /^[0-9a-f]{32}$/.test(traceId) ? `00-${traceId}-${eventId.slice(0, 8)}${eventId.slice(9, 13)}${eventId.slice(14, 18)}-01` : null;
 }
 
 /**
@@ -64,9 +69,10 @@ function traceparentOf(traceId: string): string | null {
 export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'before' | 'after' | 'caller'>): MfxEvent {
   const { model, op, caller } = change;
   const row = op === 'delete' ? change.before : change.after;
-  const traceparent = traceparentOf(caller.traceId);
+  const id = randomUUID();
+  const traceparent = traceparentOf(caller.traceId, id);
   return {
-    id: randomUUID(),
+    id,
     type: eventType(model.name, op),
     model: model.name,
     recordId: change.id,
