@@ -1,6 +1,6 @@
 // Issue 21: what publishing events costs a write. POST /posts on the seeded blog (SQLite) served
 // by `mfx serve` with publishEvents on the transactional outbox (the event row inserted in the
-// write's transaction, a relay shipping it every 100 ms to an in-process bus; bench/lib/events-app.mjs)
+// write's transaction, a relay shipping it every second (the default) to an in-process bus; bench/lib/events-app.mjs)
 // beside the same server without events. Goal: events/plain req/s ratio at least 0.8.
 // On a busy machine compare instructions instead (load-independent):
 //   node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'

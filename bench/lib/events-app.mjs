@@ -7,7 +7,7 @@ export default async function events(app) {
   const relayTo = memoryBus();
   let delivered = 0;
   await relayTo.subscribe({ name: 'bench-count', patterns: ['post.*'], handler: () => void delivered++ });
-  const outbox = outboxBus(() => app.db, { relayTo, interval: process.env.BENCH_OUTBOX_INTERVAL ?? '100ms', batch: 500 });
+  const outbox = outboxBus(() => app.db, { relayTo, interval: process.env.BENCH_OUTBOX_INTERVAL ?? '1s' });
   app.use('db', publishEvents(outbox), { position: 'after', models: ['Post'] });
   process.once('beforeExit', () => console.log(`events delivered: ${delivered}`));
 }
