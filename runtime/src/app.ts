@@ -614,7 +614,7 @@ export class App {
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
-        mountAsyncApiRoute(table, this.config, deps, entries.map((e) => publishedBy(e.hook)).filter((p) => p !== null));
+        mountAsyncApiRoute(table, this.config, deps, entries.map(publishedBy).filter((p) => p !== null));
         docsPage = mountDocsPage(table, this.config, deps, this.log, documentTitle(this.config));
       },
     );

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Executor } from '../db/adapter.js';
 import { ConfigError } from '../errors/api-error.js';
 import { fieldRoles } from '../manifest/roles.js';
-import { describeHook } from '../pipeline/hook-meta.js';
+import { describeHook, type RegisteredHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
 import type { WriteCaller, WriteChange, WriteOp } from '../pipeline/write-observers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
@@ -128,7 +128,7 @@ export function publishEvents(bus: EventBus): Hook {
     setup({ entry, models, observeWrites, onStart, onStop }) {
       if (entry.step !== 'db' || entry.position !== 'after') throw new ConfigError("publishEvents() belongs at the db step, position after: app.use('db', publishEvents(bus), { position: 'after' })");
       const ops = entry.ops ? WRITES.filter((op) => entry.ops!.has(op)) : WRITES;
-      published.set(hook, { models, ops });
+      published.set(entry, { models, ops });
       const lifecycle = bus as { start?: () => void; stop?: () => Promise<void> };
       if (typeof lifecycle.start === 'function') onStart(() => lifecycle.start!());
       if (typeof lifecycle.stop === 'function') onStop(() => lifecycle.stop!());
@@ -157,9 +157,10 @@ export function publishEvents(bus: EventBus): Hook {
   });
 }
 
-const published = new WeakMap<Hook, PublishedModels>();
+// Per registration: one publishEvents hook may be registered under several scopes.
+const published = new WeakMap<RegisteredHook, PublishedModels>();
 
-/** The models and operations a `publishEvents` hook publishes for, once the app has sealed (null for any other hook). */
-export function publishedBy(hook: Hook): PublishedModels | null {
-  return published.get(hook) ?? null;
+/** The models and operations a `publishEvents` registration publishes for, once the app has sealed (null for any other hook). */
+export function publishedBy(entry: RegisteredHook): PublishedModels | null {
+  return published.get(entry) ?? null;
 }

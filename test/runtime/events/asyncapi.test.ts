@@ -13,9 +13,10 @@ eachBackend('AsyncAPI document', (backend) => {
     fixture: 'events',
     config: eventsConfig(),
     setup(app) {
-      const bus = memoryBus();
-      app.use('db', publishEvents(bus), { position: 'after', models: ['Account'] });
-      app.use('db', publishEvents(bus), { position: 'after', models: ['Order'], ops: ['create'] });
+      // One hook registered under two scopes: both are described.
+      const publish = publishEvents(memoryBus());
+      app.use('db', publish, { position: 'after', models: ['Account'] });
+      app.use('db', publish, { position: 'after', models: ['Order'], ops: ['create'] });
     },
   });
 
