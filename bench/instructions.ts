@@ -8,7 +8,8 @@
 // serves a fresh copy of the seeded blog under valgrind with instrumentation
 // off; WARM requests (default 400) warm it up over one keep-alive connection,
 // then N (default 300) are counted. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
-// CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`).
+// CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_SERVE_ARGS adds
+// flags to `mfx serve` (e.g. '--app bench/lib/events-app.mjs', the events bench's server).
 //
 // The file routes (issue 18): 'files upload' (POST /api/files, a 1 MB part) or
 // 'files download' (GET of a 1 MB file uploaded first), each server on a fresh
@@ -89,7 +90,8 @@ async function commandOf(bin: string, dir: string): Promise<{ args: string[]; re
   if (files) return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', await fixtureManifestDir('blog'), '--db', 'sqlite::memory:', '--port', '0', '--no-docs', '--files', dir], ready };
   const db = blog!.copy();
   const admin = panel ? ['--admin', '--admin-unauthenticated'] : [];
-  return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', blog!.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs', ...admin], ready, db };
+  const extra = (process.env.CG_SERVE_ARGS ?? '').split(' ').filter(Boolean);
+  return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', blog!.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs', ...admin, ...extra], ready, db };
 }
 
 async function count(bin: string): Promise<number> {

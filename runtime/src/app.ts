@@ -44,6 +44,8 @@ import { hookMeta, type RegisteredHook } from './pipeline/hook-meta.js';
 import { actionEntry, setupHooks } from './pipeline/hook-setup.js';
 import { type WriteObserver, WriteObservers } from './pipeline/write-observers.js';
 import { historyObserver } from './store/history.js';
+import { mountAsyncApiRoute } from './events/asyncapi.js';
+import { publishedBy } from './events/publish.js';
 import { describeSecurity, type SecurityDescription, type StandaloneRoute } from './security/describe.js';
 import { operationRoute } from './security/operations.js';
 import { productionProblems } from './security/production.js';
@@ -94,6 +96,8 @@ export class App {
   /** Routes outside models and actions (global search, standalone files) with their access flags. */
   readonly standaloneRoutes: StandaloneRoute[] = [];
   private readonly closers: Array<() => Promise<void> | void> = [];
+  /** What hooks asked to run once the server listens (an outbox relay). */
+  private readonly starters: Array<() => Promise<void> | void> = [];
   private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
   private multipart: MultipartHandoff | null = null;
@@ -523,6 +527,7 @@ export class App {
       pathPrefix: this.config.pathPrefix,
       store: (name) => this.store(name),
       onStop: (fn) => this.closers.push(fn),
+      onStart: (fn) => this.starters.push(fn),
       observeWrites: (observer, models) => this.observers.add(observer, models),
     });
     const cleaned = this.files ? FileFields.observedModels(this.registry.all()) : [];
@@ -609,6 +614,7 @@ export class App {
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
+        mountAsyncApiRoute(table, this.config, deps, entries.map(publishedBy).filter((p) => p !== null));
         docsPage = mountDocsPage(table, this.config, deps, this.log, documentTitle(this.config));
       },
     );
@@ -713,6 +719,7 @@ export class App {
       });
     });
     this.availability = 'ready';
+    for (const start of this.starters.splice(0)) await start();
     if (this.config.handleSignals) this.installSignalHandlers();
     const { port } = server.address() as AddressInfo;
     const host = this.config.host && this.config.host !== '0.0.0.0' && this.config.host !== '::' ? this.config.host : 'localhost';

@@ -116,3 +116,8 @@ export type { CascadedChange, CascadeObserver } from './store/referential.js';
 export type { DeliveryInfo, EventBus, EventHandler, MfxEvent, SubscribeOptions, Subscription } from './events/types.js';
 export { compilePatterns, deadLetterOf, deliver, type DeliveryOutcome, type Subscriber, subscriber } from './events/delivery.js';
 export { realtime, type RealtimeMessage, type RealtimeOptions } from './events/realtime.js';
+export { eventOf, eventType, publishEvents, redactRow } from './events/publish.js';
+export { MemoryBus, memoryBus, type MemoryBusOptions } from './events/memory-bus.js';
+export { OutboxBus, outboxBus, type OutboxOptions, outboxTable } from './events/outbox.js';
+export { dedupe, type DedupeStore, dedupeTable, MemoryDedupeStore, memoryDedupeStore, SqlDedupeStore, sqlDedupeStore, type SqlDedupeOptions } from './events/dedupe.js';
+export { type AsyncEventHandler, email, type EmailOptions, type MailTransport, webhook, WebhookError, type WebhookOptions, webhookSignature } from './events/subscribers.js';

@@ -99,6 +99,8 @@ export async function deliver(event: MfxEvent, sub: Subscriber, bus: EventBus, l
     } catch (error) {
       lastError = error;
       log.warn({ subscription: sub.name, eventId: event.id, type: event.type, attempt, err: errorText(error) }, 'event handler failed');
+      // An error marked final (a webhook's 4xx) would fail the same way again: no more tries.
+      if ((error as { final?: unknown } | null)?.final === true) break;
     }
   }
   if (!sub.dlqType) {

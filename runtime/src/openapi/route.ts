@@ -34,8 +34,8 @@ function guarded(hook: Hook): Hook {
   };
 }
 
-/** The three steps, composed once at boot. */
-export function documentChain(authHooks: readonly Hook[], generate: () => OpenApiDocument): Chain {
+/** The three steps, composed once at boot (also for /asyncapi.json). */
+export function documentChain(authHooks: readonly Hook[], generate: () => OpenApiDocument | Record<string, unknown>): Chain {
   const links: Hook[] = [
     ...authHooks.map(guarded),
     async (ctx, next) => {

@@ -41,6 +41,8 @@ export interface HookEnvironment {
   store(model: string): ModelStore;
   /** Runs when the server stops (close a Redis client, for example). */
   onStop(fn: () => Promise<void> | void): void;
+  /** Runs once the server listens (`app.start()`; never for a handler mounted by hand): an outbox relay starts here. */
+  onStart(fn: () => Promise<void> | void): void;
   /** Follows the writes of `models` (all when null) with a write observer (audit does). */
   observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
 }

@@ -14,6 +14,7 @@ export interface SetupDeps {
   pathPrefix: string;
   store(model: string): ModelStore;
   onStop(fn: () => Promise<void> | void): void;
+  onStart(fn: () => Promise<void> | void): void;
   observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
 }
 
@@ -35,6 +36,7 @@ export function setupHooks(entries: readonly RegisteredHook[], groups: ReadonlyA
       models: entry.models ? all.filter((m) => entry.models!.has(m.name)) : entry.ops && [...entry.ops].every((op) => op === 'action') ? [] : all,
       store: deps.store,
       onStop: deps.onStop,
+      onStart: deps.onStart,
       observeWrites: deps.observeWrites,
     });
   };

@@ -1,0 +1,288 @@
+/**
+ * The transactional outbox (spec "Events", publishing under a transaction):
+ * `publish` inserts the events into `mfx_outbox` inside the write's
+ * transaction, so they commit or roll back with it; a relay ships committed
+ * rows to the broker bus (`relayTo`) in order and marks them shipped. Several
+ * relays (replicas) may run on one database: each batch is claimed in a
+ * transaction (PostgreSQL `FOR UPDATE SKIP LOCKED`; SQLite's immediate-mode
+ * write lock) and a relay that would ship rows behind another relay's claimed
+ * ones ships nothing until those are done, so no row is published twice by
+ * two relays and the order holds. A relay that dies after the broker took a
+ * batch and before marking it ships that batch again (at-least-once).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Adapter, Executor, Row } from '../db/adapter.js';
+import { type Duration, durationMs } from '../config/readers.js';
+import { ConfigError } from '../errors/api-error.js';
+import { defaultLogger, type Logger } from '../log/logger.js';
+import type { TableSpec } from '../sql/schema.js';
+import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
+
+export interface OutboxOptions {
+  /** The bus committed events are shipped to (a broker bus, or a memoryBus). */
+  relayTo: EventBus;
+  /** How often the relay looks for committed rows; default '1s'. A full batch is followed by the next at once. */
+  interval?: Duration;
+  /** Rows shipped per transaction; default 100. */
+  batch?: number;
+  /** How long shipped rows are kept before they are pruned; default '24h'. */
+  retention?: Duration;
+  /** A row whose payload cannot be decoded is republished under this type (fresh id, `original_id` and `original_type` headers, the undecodable text in `data.payload`); without it the row is only logged. Either way it is marked shipped with its error. */
+  dlqType?: string;
+  /** The table; default `mfx_outbox`. */
+  table?: string;
+  logger?: Logger;
+}
+
+/**
+ * The outbox table: the event id, a sequence that orders rows (a
+ * per-process monotonic clock: milliseconds × 1000 plus a counter), the
+ * type, the whole event as JSON, when it was written and shipped (ms since
+ * the epoch), and why a row could not be shipped.
+ */
+export function outboxTable(name = 'mfx_outbox'): TableSpec {
+  return {
+    name,
+    columns: [
+      { name: 'id', type: 'string', nullable: false, primaryKey: true },
+      { name: 'seq', type: 'bigint', nullable: false },
+      { name: 'type', type: 'string', nullable: false },
+      { name: 'payload', type: 'string', nullable: false },
+      { name: 'created_at', type: 'bigint', nullable: false },
+      { name: 'shipped_at', type: 'bigint', nullable: true },
+      { name: 'error', type: 'string', nullable: true },
+    ],
+    // Only rows waiting to ship are indexed: the index stays as small as the backlog, whatever the retention.
+    indexes: [{ name: `ix_${name}_pending`, columns: ['seq', 'id'], unique: false, liveOnly: { column: 'shipped_at', type: 'timestamp' } }],
+  };
+}
+
+let lastSeq = 0;
+/** Strictly increasing within the process, close to the wall clock across processes. */
+function nextSeq(): number {
+  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
+  return lastSeq;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/** See `outboxBus()`. */
+export class OutboxBus implements EventBus {
+  readonly kind = 'outbox';
+  readonly transactional = true;
+  readonly tables: readonly TableSpec[];
+  readonly relayTo: EventBus;
+  private readonly table: string;
+  private readonly intervalMs: number;
+  private readonly batch: number;
+  private readonly retentionMs: number;
+  private readonly dlqType: string | null;
+  private readonly log: Logger;
+  private readonly subscriptions = new Set<Subscription>();
+  private timer: NodeJS.Timeout | null = null;
+  private tick: Promise<void> | null = null;
+  private running = false;
+  private failures = 0;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly database: Adapter | (() => Adapter),
+    options: OutboxOptions,
+  ) {
+    if (!options?.relayTo || typeof options.relayTo.publish !== 'function') throw new ConfigError('outboxBus(db, { relayTo }) needs relayTo: the bus committed events are shipped to');
+    if (options.relayTo.transactional) throw new ConfigError('outboxBus(): relayTo must be a broker or memory bus, not another outbox');
+    this.relayTo = options.relayTo;
+    this.table = options.table ?? 'mfx_outbox';
+    this.tables = [outboxTable(this.table)];
+    this.intervalMs = durationMs(options.interval, 1000, 'outboxBus interval');
+    this.batch = options.batch ?? 100;
+    if (!Number.isInteger(this.batch) || this.batch < 1) throw new ConfigError(`outboxBus(): batch must be a whole number of 1 or more, not ${String(options.batch)}`);
+    this.retentionMs = durationMs(options.retention, 24 * 3_600_000, 'outboxBus retention');
+    this.dlqType = options.dlqType ?? null;
+    this.log = options.logger ?? defaultLogger('mfx-outbox');
+  }
+
+  private get db(): Adapter {
+    return typeof this.database === 'function' ? this.database() : this.database;
+  }
+
+  private q(identifier: string): string {
+    return this.db.dialect.quote(identifier);
+  }
+
+  /** Inserts the events in `tx` (the write's transaction), or on their own without one. */
+  async publish(events: readonly MfxEvent[], tx?: Executor): Promise<void> {
+    if (events.length === 0) return;
+    const db = tx ?? this.db;
+    const now = Date.now();
+    const params: unknown[] = [];
+    for (const event of events) params.push(event.id, nextSeq(), event.type, JSON.stringify(event), now);
+    await db.raw(this.insertSql(events.length), params);
+  }
+
+  private insertOne: string | null = null;
+
+  /** The INSERT of `count` rows (the one-row statement, the common case, built once). */
+  private insertSql(count: number): string {
+    if (count === 1 && this.insertOne) return this.insertOne;
+    const cols = ['id', 'seq', 'type', 'payload', 'created_at'].map((c) => this.q(c)).join(', ');
+    const sql = `INSERT INTO ${this.q(this.table)} (${cols}) VALUES ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
+    if (count === 1) this.insertOne = sql;
+    return sql;
+  }
+
+  /** Subscribes on `relayTo`, where the relay ships events. */
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const subscription = await this.relayTo.subscribe(options);
+    this.subscriptions.add(subscription);
+    return {
+      name: subscription.name,
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  /**
+   * Ships one batch of committed rows to `relayTo` and marks them shipped,
+   * in one transaction; resolves with the rows shipped (0 when there were
+   * none, or when another relay holds earlier rows). A failing publish
+   * rejects and leaves the rows for the next try.
+   */
+  async relayOnce(): Promise<number> {
+    const t = this.q(this.table);
+    const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map((c) => this.q(c));
+    // A look without a transaction first: an idle outbox never takes the write lock (SQLite) or a claim.
+    const waiting = await this.db.raw(`SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`, [], { readPrimary: true });
+    if (waiting.length === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      const postgres = tx.dialect.name === 'postgres';
+      const rows = await tx.raw(
+        `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+        [this.batch],
+      );
+      if (rows.length === 0) return 0;
+      if (postgres) {
+        // Rows before ours are claimed by another relay: shipping ours now would overtake them.
+        const first = rows[0]!;
+        const earlier = await tx.raw(`SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`, [first.seq, first.seq, first.id]);
+        if (earlier.length > 0) return 0;
+      }
+      const events: MfxEvent[] = [];
+      const broken: { id: string; error: string }[] = [];
+      for (const row of rows) {
+        const decoded = decode(row);
+        if (typeof decoded !== 'string') {
+          events.push(decoded);
+          continue;
+        }
+        broken.push({ id: String(row.id), error: decoded });
+        this.log.error({ outboxId: row.id, type: row.type, err: decoded, dlqType: this.dlqType }, this.dlqType ? 'outbox row dead-lettered: it cannot be decoded' : 'outbox row dropped: it cannot be decoded and the outbox has no dlqType');
+        if (this.dlqType) events.push(deadRow(row, this.dlqType));
+      }
+      if (events.length > 0) await this.relayTo.publish(events);
+      const now = Date.now();
+      const ok = rows.filter((r) => !broken.some((b) => b.id === String(r.id))).map((r) => String(r.id));
+      if (ok.length > 0) await tx.raw(`UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${ok.map(() => '?').join(', ')})`, [now, ...ok]);
+      for (const b of broken) await tx.raw(`UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${id} = ?`, [now, b.error, b.id]);
+      return rows.length;
+    });
+  }
+
+  /** Deletes rows shipped longer than the retention ago; resolves with how many. */
+  async prune(now = Date.now()): Promise<number> {
+    const rows = await this.db.raw(`DELETE FROM ${this.q(this.table)} WHERE ${this.q('shipped_at')} IS NOT NULL AND ${this.q('shipped_at')} <= ? RETURNING ${this.q('id')}`, [now - this.retentionMs]);
+    return rows.length;
+  }
+
+  /** Starts the relay (the server does, once it listens): a batch now, then every interval. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.tick = this.relay().finally(() => (this.tick = null));
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async relay(): Promise<void> {
+    let next = this.intervalMs;
+    try {
+      const shipped = await this.relayOnce();
+      this.failures = 0;
+      if (shipped === this.batch) next = 0;
+      const now = Date.now();
+      if (now - this.lastPrune >= Math.min(this.retentionMs, 60_000)) {
+        this.lastPrune = now;
+        await this.prune(now);
+      }
+    } catch (error) {
+      this.failures++;
+      next = Math.min(Math.max(this.intervalMs, 100) * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+      this.log.warn({ err: String((error as Error)?.message ?? error), failures: this.failures, retryInMs: next }, 'outbox relay failed; retrying');
+    }
+    this.schedule(next);
+  }
+
+  /** Stops the relay after the batch it is shipping (the server does, before closing the database). */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.tick;
+  }
+
+  /** Stops the relay and closes the subscriptions made through this bus; `relayTo` stays open for its owner. */
+  async close(): Promise<void> {
+    await this.stop();
+    const subscriptions = [...this.subscriptions];
+    this.subscriptions.clear();
+    await Promise.all(subscriptions.map((s) => s.close()));
+  }
+}
+
+function decode(row: Row): MfxEvent | string {
+  try {
+    const event = JSON.parse(String(row.payload)) as MfxEvent;
+    if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string') return 'the payload is not an event';
+    return { ...event, headers: event.headers ?? {} };
+  } catch (error) {
+    return `the payload is not JSON: ${(error as Error).message}`;
+  }
+}
+
+function deadRow(row: Row, dlqType: string): MfxEvent {
+  return {
+    id: randomUUID(),
+    type: dlqType,
+    model: null,
+    recordId: null,
+    data: { payload: String(row.payload) },
+    tenantId: null,
+    actorId: null,
+    requestId: null,
+    time: new Date().toISOString(),
+    headers: { original_id: String(row.id), original_type: String(row.type) },
+  };
+}
+
+/**
+ * A bus that writes events into the `mfx_outbox` table inside the write's
+ * transaction (the table is created by the migration) and a relay that
+ * ships committed rows to `relayTo` in order, started and stopped with the
+ * server. Subscribe on it or on `relayTo` alike.
+ *
+ * @example
+ * const outbox = outboxBus(() => app.db, { relayTo: natsBus(...), interval: '500ms' });
+ * app.use('db', publishEvents(outbox), { position: 'after', models: ['Order'] });
+ */
+export function outboxBus(db: Adapter | (() => Adapter), options: OutboxOptions): OutboxBus {
+  return new OutboxBus(db, options);
+}

@@ -1,0 +1,166 @@
+/**
+ * Publishing (spec "Events", DESIGN "Events, webhooks, realtime"):
+ * `publishEvents(bus)` at the DB step, position after, turns every
+ * successful create, update and delete of the models and operations it is
+ * scoped to into one event, rows a delete cascades to or clears included.
+ * It follows writes as a write observer, so it sees exactly the rows the
+ * write path changed and nothing of a write that failed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../db/adapter.js';
+import { ConfigError } from '../errors/api-error.js';
+import { fieldRoles } from '../manifest/roles.js';
+import { describeHook, type RegisteredHook } from '../pipeline/hook-meta.js';
+import type { Hook } from '../pipeline/types.js';
+import type { WriteCaller, WriteChange, WriteOp } from '../pipeline/write-observers.js';
+import type { ModelMeta } from '../registry/model-meta.js';
+import type { TableSpec } from '../sql/schema.js';
+import type { EventBus, MfxEvent } from './types.js';
+
+const PAST: Record<WriteOp, string> = { create: 'created', update: 'updated', delete: 'deleted' };
+
+/**
+ * The event type of a write: the model's name with its first letter
+ * lower-cased, a dot, and `created`, `updated` or `deleted`.
+ *
+ * @example
+ * eventType('BlogPost', 'create') // 'blogPost.created'
+ */
+export function eventType(model: string, op: WriteOp): string {
+  return `${model.charAt(0).toLowerCase()}${model.slice(1)}.${PAST[op]}`;
+}
+
+/**
+ * A row as events carry it: keyed by column name, without hidden, writeonly
+ * and encrypted fields and without `_hmac` blind-index columns (only the
+ * model's recorded fields are kept). `row` may be keyed by column names (a
+ * row read with SQL) or by field names (a record); values are kept as given.
+ * Use it for events a custom action builds itself.
+ *
+ * @example
+ * await bus.publish([{ ...event, data: redactRow(app.registry.get('User'), row) }]);
+ */
+export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // A registered model keeps its recorded fields; a bare manifest is filtered here.
+  const fields = model.fieldsWith ? model.fieldsWith('recorded') : model.fields.filter((f) => fieldRoles(f).recorded);
+  for (const field of fields) {
+    if (Object.hasOwn(row, field.column)) out[field.column] = row[field.column];
+    else if (Object.hasOwn(row, field.name)) out[field.column] = row[field.name];
+  }
+  return out;
+}
+
+/**
+ * A W3C traceparent for the write's trace: its trace id and a span id made
+ * of the event id's first 16 hex digits (random, never all zero: a v4 UUID
+ * has its version digit there), which costs nothing where `randomBytes`
+ * per event would.
+ */
+function traceparentOf(traceId: string, eventId: string): string | null {
+  return /^[0-9a-f]{32}$/.test(traceId) ? `00-${traceId}-${eventId.slice(0, 8)}${eventId.slice(9, 13)}${eventId.slice(14, 18)}-01` : null;
+}
+
+/**
+ * The event of one changed row: its id (the row's, also for a create), the
+ * caller's user, tenant and request, and the row after the write (before it
+ * for a delete) redacted by `redactRow`.
+ */
+export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'before' | 'after' | 'caller'>): MfxEvent {
+  const { model, op, caller } = change;
+  const row = op === 'delete' ? change.before : change.after;
+  const id = randomUUID();
+  const traceparent = traceparentOf(caller.traceId, id);
+  return {
+    id,
+    type: eventType(model.name, op),
+    model: model.name,
+    recordId: change.id,
+    data: row ? redactRow(model, row) : null,
+    tenantId: caller.identity?.tenantId ?? null,
+    actorId: caller.identity?.userId ?? null,
+    requestId: caller.requestId,
+    time: new Date().toISOString(),
+    headers: traceparent ? { traceparent } : {},
+  };
+}
+
+/** What the AsyncAPI document needs: the models each publishing registration covers. */
+export interface PublishedModels {
+  models: ModelMeta[];
+  ops: readonly WriteOp[];
+}
+
+const WRITES: readonly WriteOp[] = ['create', 'update', 'delete'];
+
+/**
+ * Publishes an event for each successful create, update and delete. Register
+ * it at the DB step, position after, scoped like any hook. On a
+ * transactional bus (`outboxBus`) the event is written inside the write's
+ * transaction (one is opened when the request has none) and commits or rolls
+ * back with it; on any other bus the events of a request are published once
+ * its transaction commits, in the order of the writes, and dropped when it
+ * rolls back; a publish that fails then is logged (the write stands).
+ *
+ * @example
+ * app.use('db', publishEvents(memoryBus()), { position: 'after', models: ['Post'] });
+ */
+export function publishEvents(bus: EventBus): Hook {
+  if (!bus || typeof bus.publish !== 'function' || typeof bus.subscribe !== 'function') throw new ConfigError('publishEvents() needs an event bus: memoryBus(), outboxBus(db, { relayTo }) or a broker bus');
+  const transactional = bus.transactional === true;
+  // Events waiting for their transaction's commit, per request.
+  const pending = new WeakMap<WriteCaller, MfxEvent[]>();
+
+  const ship = async (caller: WriteCaller, events: MfxEvent[]) => {
+    try {
+      await bus.publish(events);
+    } catch (error) {
+      caller.log.error({ requestId: caller.requestId, bus: bus.kind, events: events.map((e) => e.id), err: String((error as Error)?.message ?? error) }, 'events lost: the publish after commit failed');
+    }
+  };
+
+  const hook: Hook = (_ctx, next) => next();
+  const tables = (bus as { tables?: readonly TableSpec[] }).tables;
+  return describeHook(hook, {
+    role: 'other',
+    label: 'publishEvents()',
+    ...(tables ? { tables } : {}),
+    setup({ entry, models, observeWrites, onStart, onStop }) {
+      if (entry.step !== 'db' || entry.position !== 'after') throw new ConfigError("publishEvents() belongs at the db step, position after: app.use('db', publishEvents(bus), { position: 'after' })");
+      const ops = entry.ops ? WRITES.filter((op) => entry.ops!.has(op)) : WRITES;
+      published.set(entry, { models, ops });
+      const lifecycle = bus as { start?: () => void; stop?: () => Promise<void> };
+      if (typeof lifecycle.start === 'function') onStart(() => lifecycle.start!());
+      if (typeof lifecycle.stop === 'function') onStop(() => lifecycle.stop!());
+      const observe = async (tx: Executor, change: WriteChange) => {
+        if (!entry.matches(change.model.name, change.op)) return;
+        const event = eventOf(change);
+        if (transactional) return bus.publish([event], tx);
+        const { caller } = change;
+        if (!tx.inTransaction) return ship(caller, [event]);
+        const queued = pending.get(caller);
+        if (queued) return void queued.push(event);
+        const events = [event];
+        pending.set(caller, events);
+        caller.afterCommit(() => {
+          pending.delete(caller);
+          return ship(caller, events);
+        });
+        caller.onRollback(() => void pending.delete(caller));
+      };
+      const names = models.map((m) => m.name);
+      const writes = ops.filter((op) => op !== 'delete');
+      // A delete's event carries the row as it was: only deletes ask for the row before the write.
+      if (writes.length > 0) observeWrites({ name: 'publishEvents()', ops: writes, needsTransaction: transactional, observe }, names);
+      if (ops.includes('delete')) observeWrites({ name: 'publishEvents()', ops: ['delete'], needsBefore: true, needsTransaction: transactional, observe }, names);
+    },
+  });
+}
+
+// Per registration: one publishEvents hook may be registered under several scopes.
+const published = new WeakMap<RegisteredHook, PublishedModels>();
+
+/** The models and operations a `publishEvents` registration publishes for, once the app has sealed (null for any other hook). */
+export function publishedBy(entry: RegisteredHook): PublishedModels | null {
+  return published.get(entry) ?? null;
+}
