@@ -7,7 +7,10 @@
 // Each bin (default: this tree's compiler/dist/bin.js, after `npm run build`)
 // serves a fresh copy of the seeded blog under valgrind with instrumentation
 // off; WARM requests (default 400) warm it up over one keep-alive connection,
-// then N (default 300) are counted. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
+// then N (default 300) are counted. C=10 sends them over C connections at once
+// (default 1: one at a time), as the bench's load does: with requests in
+// flight together, more of what each allocates survives a scavenge, which one
+// connection never shows. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
 // CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_SERVE_ARGS adds
 // flags to `mfx serve` (e.g. '--app bench/lib/events-app.mjs', the events bench's server).
 //
@@ -19,6 +22,10 @@
 // The admin panel (issue 23): 'admin list page' (GET /admin/posts?page=N, 20 rows rendered
 // from an in-process API call) and 'api list page' (GET /api/posts?limit=20&page=N), both on
 // `mfx serve --admin --admin-unauthenticated`.
+//
+// The fields benchmark's tables (issue 17, bench/lib/fields.ts): 'fields list TABLE' (a list of 20)
+// or 'fields read TABLE' (by id), TABLE one of profiles, localized_profiles, encrypted_profiles,
+// plain_profiles, so that a kind of field is counted beside its plain twin.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +33,7 @@ import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { blogWorkloads, seededBlog } from './lib/blog.js';
+import { ROWS, seededFields } from './lib/fields.js';
 import { buildServers, mfxNodeFlags } from './lib/process.js';
 import { fixtureManifestDir } from '../test/support/fixtures.js';
 
@@ -33,11 +41,15 @@ const [only = 'GET /posts/:id', ...given] = process.argv.slice(2);
 const bins = given.length ? given : [join(import.meta.dirname, '../compiler/dist/bin.js')];
 const WARM = Number(process.env.WARM ?? 400);
 const N = Number(process.env.N ?? 300);
+const C = Number(process.env.C ?? 1);
 
 const files = /^files (upload|download)$/.exec(only)?.[1];
 const panel = /^(admin|api) list page$/.exec(only)?.[1];
-const blog = files ? null : await seededBlog();
+const fieldsWorkload = /^fields (list|read) (\w+)$/.exec(only);
+const fields = fieldsWorkload ? await seededFields() : null;
+const blog = files || fields ? null : await seededBlog();
 const page = () => 1 + Math.floor(Math.random() * 50);
+const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
 const panelWorkloads = [
   // The panel lives beside the API's prefix: its path is absolute (see send).
   { name: 'admin list page', method: 'GET', path: () => `/../admin/posts?page=${page()}` },
@@ -47,9 +59,15 @@ const workload = panel
   ? panelWorkloads.find((w) => w.name === only)
   : blog
     ? blogWorkloads(blog).find((w) => w.name.includes(only))
-    : { name: only, method: files === 'upload' ? 'POST' : 'GET', path: '/files' };
+    : fields
+      ? {
+          name: only,
+          method: 'GET',
+          path: () => (fieldsWorkload![1] === 'list' ? `/${fieldsWorkload![2]}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : `/${fieldsWorkload![2]}/${pick(fields.ids)}`),
+        }
+      : { name: only, method: files === 'upload' ? 'POST' : 'GET', path: '/files' };
 if (!workload) throw new Error(`no workload matches "${only}"`);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const agent = new http.Agent({ keepAlive: true, maxSockets: C });
 const BOUNDARY = 'mfx-bench-boundary-3f9a';
 const upload = Buffer.concat([
   Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="report.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
@@ -59,7 +77,7 @@ const upload = Buffer.concat([
 /** The key a download workload reads (uploaded once per server). */
 let downloadKey = '';
 
-function send(base: string, forceUpload = false): Promise<number> {
+function send(base: string, forceUpload = false, retried = false): Promise<number> {
   let path = new URL(base).pathname + (typeof workload!.path === 'function' ? workload!.path() : workload!.path);
   let body: string | Buffer | undefined = 'body' in workload! && workload.body ? JSON.stringify(workload.body()) : undefined;
   let method = workload!.method ?? 'GET';
@@ -75,9 +93,20 @@ function send(base: string, forceUpload = false): Promise<number> {
         resolve(res.statusCode!);
       });
     });
-    req.on('error', reject);
+    // A keep-alive connection the server closed as idle just as a request went out on it (valgrind is
+    // slow enough for node's 5 s keepAliveTimeout to pass between two requests): sent again once.
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' && !retried ? send(base, forceUpload, true).then(resolve, reject) : reject(error)));
     req.end(body);
   });
+}
+
+/** Sends `n` requests over C connections, each connection sending its next when its last is answered. */
+async function sendMany(url: string, n: number, when: string): Promise<void> {
+  let left = n;
+  const connection = async () => {
+    while (left-- > 0) if ((await send(url)) >= 300) throw new Error(`${workload!.name} answered an error ${when}`);
+  };
+  await Promise.all(Array.from({ length: C }, connection));
 }
 
 /** The command line of one bin: mfx serving the blog, or (files) mfx or the raw peer on a fresh directory. */
@@ -87,6 +116,11 @@ async function commandOf(bin: string, dir: string): Promise<{ args: string[]; re
     return { args: [join(import.meta.dirname, '.generated/baselines/files-raw.js'), '--dir', dir, '--port', '0'], ready: /files-raw serving (http:\/\/\S+)/ };
   }
   const ready = /mfx serving (http:\/\/\S+)/;
+  if (fields) {
+    const db = join(dir, 'fields.db');
+    copyFileSync(fields.file, db);
+    return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', fields.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs'], ready };
+  }
   if (files) return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', await fixtureManifestDir('blog'), '--db', 'sqlite::memory:', '--port', '0', '--no-docs', '--files', dir], ready };
   const db = blog!.copy();
   const admin = panel ? ['--admin', '--admin-unauthenticated'] : [];
@@ -111,9 +145,9 @@ async function count(bin: string): Promise<number> {
     child.once('exit', () => reject(new Error(err.slice(-3000))));
   });
   if (files === 'download' && (await send(url, true)) !== 201) throw new Error('the upload a download reads failed');
-  for (let i = 0; i < WARM; i++) if ((await send(url)) >= 300) throw new Error(`${workload!.name} answered an error while warming up`);
+  await sendMany(url, WARM, 'while warming up');
   spawnSync('callgrind_control', ['-i', 'on', String(child.pid)]);
-  for (let i = 0; i < N; i++) await send(url);
+  await sendMany(url, N, 'while counted');
   spawnSync('callgrind_control', ['-i', 'off', String(child.pid)]);
   spawnSync('callgrind_control', ['-d', String(child.pid)]);
   child.kill('SIGKILL');
@@ -131,5 +165,5 @@ async function count(bin: string): Promise<number> {
   return total / N;
 }
 
-for (const bin of bins) console.log(`${workload.name}  ${bin}: ${(await count(bin) / 1000).toFixed(1)} k instructions/request (${N} requests after ${WARM})`);
+for (const bin of bins) console.log(`${workload.name}  ${bin}: ${(await count(bin) / 1000).toFixed(1)} k instructions/request (${N} requests after ${WARM}${C > 1 ? `, ${C} at once` : ''})`);
 agent.destroy();
