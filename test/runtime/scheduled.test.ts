@@ -101,7 +101,7 @@ eachBackend('scheduled transitions', (backend) => {
     assert.equal(list.body.data.some((n: { id: string }) => n.id === notice.id), false);
     const stored = await row('sched_notices', notice.id);
     assert.ok(stored.deleted_at !== null);
-    assert.equal(new Date(stored.expiresAt).toISOString(), notice.expiresAt);
+    assert.equal(new Date(stored.expiresAt as string).toISOString(), notice.expiresAt);
     assert.deepEqual((await history('notice_history', notice.id)).map((r) => [r.operation, r.actor_id]), [['create', null], ['delete', null]]);
     assert.deepEqual(await hooks.next((h) => h.id === notice.id), { hook: 'delete', model: 'Notice', id: notice.id });
   });
