@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { ConfigError, createServer, type JsonValue } from '@mfx/runtime';
+import { ConfigError, createServer, type JsonValue, transaction } from '@mfx/runtime';
 import { PG_URL } from '../support/backends.js';
 import { eachBackend, onlyOn, useServer } from '../support/suite.js';
 import { Recorder, until } from '../support/wait.js';
@@ -20,6 +20,8 @@ eachBackend('scheduled transitions', (backend) => {
   const server = useServer(backend, {
     fixture: 'scheduled',
     setup(app) {
+      app.rollup({ parent: 'Board', field: 'messageCount', child: 'Message', via: 'boardId', op: 'count' });
+      app.use('service', transaction(), { models: ['Message'] });
       // A long interval: the tests sweep with sweepScheduled(); batches of 2 make every sweep run several.
       app.scheduler({
         interval: '1h',
@@ -130,6 +132,15 @@ eachBackend('scheduled transitions', (backend) => {
       assert.deepEqual((await history('message_history', message.id)).map((r) => [r.operation, r.actor_id]), [['create', null], ['delete', null]]);
     }
     assert.deepEqual(await hooks.next((h) => h.id === board.id), { hook: 'delete', model: 'Board', id: board.id });
+  });
+
+  it('a rollup follows: a message removed by its schedule leaves the count of its board', async () => {
+    const board = await create('/boards', { name: 'counted', pinned: false });
+    await create('/messages', { text: 'stays', boardId: board.id });
+    await create('/messages', { text: 'goes', boardId: board.id, expiresAt: past() });
+    assert.equal((await read(`/boards/${board.id}`)).body.data.messageCount, 2);
+    await server.app.sweepScheduled();
+    assert.equal((await read(`/boards/${board.id}`)).body.data.messageCount, 1);
   });
 
   it('a row that cannot be removed fails alone: logged, counted, still due; the other rows of its batches are applied', async () => {
