@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { ConfigError, createServer, type JsonValue, transaction } from '@mfx/runtime';
+import { ConfigError, createServer, type JsonValue, type MfxEvent, memoryBus, publishEvents, transaction } from '@mfx/runtime';
 import { PG_URL } from '../support/backends.js';
 import { eachBackend, onlyOn, useServer } from '../support/suite.js';
 import { Recorder, until } from '../support/wait.js';
@@ -17,9 +17,13 @@ type Hooked = { hook: 'delete'; model: string; id: string } | { hook: 'set'; mod
 
 eachBackend('scheduled transitions', (backend) => {
   const hooks = new Recorder<Hooked>();
+  const events = new Recorder<MfxEvent>();
   const server = useServer(backend, {
     fixture: 'scheduled',
-    setup(app) {
+    async setup(app) {
+      const bus = memoryBus();
+      await bus.subscribe({ name: 'scheduled-test', patterns: ['notice.*'], handler: (event) => events.push(event) });
+      app.use('db', publishEvents(bus), { position: 'after', models: ['Notice'] });
       app.rollup({ parent: 'Board', field: 'messageCount', child: 'Message', via: 'boardId', op: 'count' });
       app.use('service', transaction(), { models: ['Message'] });
       // A long interval: the tests sweep with sweepScheduled(); batches of 2 make every sweep run several.
@@ -52,6 +56,9 @@ eachBackend('scheduled transitions', (backend) => {
     assert.deepEqual(rows.map((r) => [r.version, r.operation, r.actor_id]), [[1, 'create', null], [2, 'update', null]]);
     assert.match(String(rows[1].request_id), /^scheduler-/);
     assert.deepEqual(await hooks.next((h) => h.id === notice.id), { hook: 'set', model: 'Notice', id: notice.id, field: 'state', value: 'live' });
+    // publishEvents follows writes as an observer: the transition is an update event with no actor.
+    const event = await events.next((e) => e.recordId === notice.id && e.type === 'notice.updated');
+    assert.deepEqual([event.actorId, event.data?.state, event.data?.publishAt, event.requestId], [null, 'live', null, rows[1].request_id]);
   });
 
   it('a guarded row whose field no longer holds `from` is left untouched, its time kept', async () => {
