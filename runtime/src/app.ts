@@ -59,6 +59,8 @@ import { fileRouteDefaults, fileRoutePaths, mountFileRoutes } from './files/rout
 import { ExportSlots } from './export/slots.js';
 import { allowanceChain, SEARCH_PATH, searchChain, searchModels, searchStandaloneRoute } from './search/global-search.js';
 import { searchContribution } from './search/openapi.js';
+import { resolveSchedulerOptions, ScheduledRunner, type SchedulerOptions, type SweepReport } from './scheduler/runner.js';
+import { transitionsOf } from './scheduler/transitions.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -121,6 +123,10 @@ export class App {
   /** Run when stop() begins, before the drain (`onStopping()`). */
   private readonly stoppingHooks: Array<() => Promise<void> | void> = [];
   private authChain: Chain | null = null;
+  /** The scheduled-transition runner's options (app.scheduler), whether start() runs it, and the runner once built. */
+  private schedulerOptions: SchedulerOptions = {};
+  private schedulerOn = false;
+  private runner: ScheduledRunner | null = null;
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -392,6 +398,59 @@ export class App {
   rollups(): readonly Rollup[] {
     this.registry.seal('rollups resolved');
     return this.rollupSet.resolve(this.registry);
+  }
+
+  /**
+   * Runs the scheduled-transition runner with the server: every `interval`
+   * (default 1m) it applies the transitions of `scheduled` fields whose time
+   * has passed, in transactions of `batchSize` rows (default 500), and calls
+   * `onDelete` / `onSetField` after each commit. Options given again are
+   * merged over the earlier ones; `false` keeps them (for sweepScheduled)
+   * but does not run the interval (`mfx serve --no-scheduler`).
+   *
+   * @example
+   * app.scheduler({ interval: '30s', onDelete: (model, id) => log.info({ model, id }, 'expired') });
+   */
+  scheduler(options: SchedulerOptions | false = {}): this {
+    if (this.sealed) throw new RegistrationClosedError('the scheduler');
+    if (options === false) {
+      this.schedulerOn = false;
+      return this;
+    }
+    const merged = { ...this.schedulerOptions, ...options };
+    // Checked now, so a bad interval or batch size fails the setup rather than the start.
+    resolveSchedulerOptions(merged);
+    this.schedulerOptions = merged;
+    this.schedulerOn = true;
+    return this;
+  }
+
+  /**
+   * Runs one sweep of the scheduled transitions now (after a sweep under
+   * way) and reports what it did. Available once the handler is built.
+   *
+   * @example
+   * await app.sweepScheduled(); // { softDeleted: 1, hardDeleted: 0, fieldsSet: 2, failed: 0 }
+   */
+  sweepScheduled(): Promise<SweepReport> {
+    return this.scheduledRunner().sweep();
+  }
+
+  private scheduledRunner(): ScheduledRunner {
+    if (!this.built) throw new ConfigError('sweepScheduled needs the models sealed: build the handler (app.handler() or app.start()) first');
+    this.runner ??= new ScheduledRunner(
+      { db: this.db, store: (name) => this.store(name), observers: this.observers, transitions: transitionsOf(this.registry.all()), log: this.log },
+      this.schedulerOptions,
+    );
+    return this.runner;
+  }
+
+  /** Starts the runner when app.scheduler() asked for it and some model has scheduled fields; stopped at shutdown. */
+  private startScheduler(): void {
+    if (!this.schedulerOn || !this.registry.all().some((m) => m.fields.some((f) => f.scheduled))) return;
+    const runner = this.scheduledRunner();
+    runner.start();
+    this.closers.unshift(() => runner.stop());
   }
 
   /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
@@ -720,6 +779,7 @@ export class App {
     });
     this.availability = 'ready';
     for (const start of this.starters.splice(0)) await start();
+    this.startScheduler();
     if (this.config.handleSignals) this.installSignalHandlers();
     const { port } = server.address() as AddressInfo;
     const host = this.config.host && this.config.host !== '0.0.0.0' && this.config.host !== '::' ? this.config.host : 'localhost';
@@ -759,6 +819,9 @@ export class App {
     next.availability = 'ready';
     this.successor = next;
     this.serving = handler;
+    // The scheduled fields are the new manifest's: its runner takes over.
+    void (previous ?? this).runner?.stop();
+    next.startScheduler();
     if (previous) this.retire(previous);
   }
 

@@ -25,6 +25,23 @@ function check(file: string, ...diagnostics: Seen[]): void {
   assert.deepEqual(seen(result.diagnostics, join(dir, file)), diagnostics);
 }
 
+/** The scheduled forms refused in scheduled.ts: where, and the message after `ScheduledForms.`. */
+const SCHEDULED_FORMS: [string, string][] = [
+  ['hideAt:', "hideAt: 'scheduled;soft-delete' needs a soft-delete model. Add 'soft_delete' to the model's @mfx or extend SoftDelete"],
+  ['bothAt:', "bothAt: 'scheduled;soft-delete;hard-delete' is invalid: 'scheduled' takes exactly one action, not soft-delete and hard-delete. Declare another nullable Date field for each further action"],
+  ['mixedAt:', "mixedAt: 'scheduled;field=state;to=live;hard-delete' is invalid: 'scheduled' takes exactly one action, not field=NAME and hard-delete. Declare another nullable Date field for each further action"],
+  ['valuedAt:', "valuedAt: 'scheduled;hard-delete=yes' is invalid: 'hard-delete' takes no value. Write 'scheduled;hard-delete'"],
+  ['twiceAt:', "twiceAt: 'scheduled;field=state;to=live;to=draft' is invalid: 'to' is given twice. Keep one of them"],
+  ['noToAt:', "noToAt: 'scheduled;field=state' is invalid: 'scheduled;field=NAME' needs both field= and to=. Write 'scheduled;soft-delete', 'scheduled;hard-delete', 'scheduled;field=NAME;to=VALUE' or 'scheduled;field=NAME;from=OLD;to=NEW'"],
+  ['noFieldAt:', "noFieldAt: 'scheduled;to=live' is invalid: 'scheduled;field=NAME' needs both field= and to=. Write 'scheduled;soft-delete', 'scheduled;hard-delete', 'scheduled;field=NAME;to=VALUE' or 'scheduled;field=NAME;from=OLD;to=NEW'"],
+  ['typoAt:', "typoAt: 'scheduled;field=stat' names no field of ScheduledForms. Did you mean 'state'?"],
+  ['outsideAt:', "outsideAt: 'scheduled' to=published is not one of the enum values of state (draft, live). Use one of the enum values, or add it to the enum"],
+  ['fromOutsideAt:', "fromOutsideAt: 'scheduled' from=archived is not one of the enum values of state (draft, live). Use one of the enum values, or add it to the enum"],
+  ['countAt:', "countAt: 'scheduled' value for count is invalid: 'many' is not a number. Write a decimal number such as 0, 10 or 2.5"],
+  ['nullAt:', "nullAt: 'scheduled' value for state is invalid: null is not allowed on a non-nullable field. Make the field nullable (`| null`) or give another value"],
+  ['selfAt:', "selfAt: 'scheduled;field=selfAt' names the scheduled field itself. The runner clears the scheduled time once it sets the field; name another field"],
+];
+
 describe('diagnostics', () => {
   it('the build fails and writes nothing', () => {
     assert.equal(result.ok, false);
@@ -253,7 +270,7 @@ describe('diagnostics', () => {
     );
   });
 
-  it('scheduled needs a nullable timestamp', () => {
+  it('scheduled: a nullable timestamp, one action, a soft-delete model, an existing field, values of its type and enum', () => {
     check(
       'scheduled.ts',
       expected(
@@ -266,6 +283,7 @@ describe('diagnostics', () => {
         'purgeOn:',
         "ScheduledMisuse.purgeOn: 'scheduled' does not apply to a string field. The runner fires when the time passes, so declare the field as Date | null",
       ),
+      ...SCHEDULED_FORMS.map(([at, text]) => expected('scheduled.ts', at, `ScheduledForms.${text}`)),
     );
   });
 

@@ -148,6 +148,10 @@ describe('manifest', () => {
     assert.deepEqual(p('retireAt').scheduled, { action: 'set-field', field: 'status', to: 'retired', from: 'active' });
     assert.deepEqual(p('expireAt').scheduled, { action: 'soft-delete' });
     assert.deepEqual(p('purgeAt').scheduled, { action: 'hard-delete' });
+    // The runner finds due rows by an index on each scheduled column.
+    for (const column of ['retireAt', 'expireAt', 'purgeAt']) {
+      assert.match(model('Product').sql.postgres.createIndexes.join('\n'), new RegExp(`CREATE INDEX IF NOT EXISTS "idx_catalogue_items_${column}" ON "catalogue_items" \\("${column}"\\)`));
+    }
     assert.deepEqual([p('title').type, p('title').locale], ['localized', { mode: 'split', defaultLocale: 'fr' }]);
     assert.deepEqual(p('greeting').locale, { mode: 'dynamic' });
     assert.deepEqual(p('tagline').locale, { mode: 'resolve' });

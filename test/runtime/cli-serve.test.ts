@@ -118,6 +118,23 @@ eachBackend(
       assert.doesNotMatch(first.output() + replica.output(), new RegExp(SECRET));
     });
 
+    it('runs the scheduled-transition runner: --scheduler-interval sets how often, --no-scheduler leaves it out', async () => {
+      const scheduled = await fixtureManifestDir('scheduled');
+      const on = cli.start(['serve', '--manifest', scheduled, '--port', '0', '--db', (await database()).url, '--scheduler-interval', '50ms']);
+      assert.equal((await on.logLine({ msg: 'scheduled transitions runner started' })).intervalMs, 50);
+      const url = await servingUrl(on);
+      const unpinAt = new Date(Date.now() - 60_000).toISOString();
+      const board = (await request(`${url}/boards`, 'POST', { body: { name: 'due', pinned: true, unpinAt } })).body.data;
+      assert.equal((await on.logLine({ msg: 'scheduled transitions applied' })).fieldsSet, 1);
+      assert.equal((await request(`${url}/boards/${board.id}`, 'GET')).body.data.pinned, false);
+      assert.deepEqual(await on.stop(), { code: 0, signal: null });
+
+      const off = cli.start(['serve', '--manifest', scheduled, '--port', '0', '--db', (await database()).url, '--no-scheduler']);
+      await off.logLine({ msg: 'listening' });
+      assert.deepEqual(await off.stop(), { code: 0, signal: null });
+      assert.deepEqual((off.logs() as { msg: string }[]).filter((line) => line.msg.startsWith('scheduled')), []);
+    });
+
     it('unreadable values are refused naming the flag (exit 2, then the usage) or the variable (exit 1); nothing is opened', async () => {
       const db = await database();
       const refusals: [string[], Record<string, string>, number, string][] = [

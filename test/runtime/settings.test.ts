@@ -32,7 +32,7 @@ describe('the settings table', () => {
     assert.deepEqual(bound.map((b) => b.name).sort(), ['DB_READ_URL', 'DB_WRITE_URL', 'HEALTH_CHECK_DB', 'PORT', 'QUERY_TIMEOUT_MS', 'SERVICE_NAME', 'SHUTDOWN_TIMEOUT_S', 'STRICT_MIGRATIONS']);
     assert.deepEqual(bound.map((b) => b.as).sort(), interfaceKeys('runtime/src/config/env.ts', 'EnvConfig').sort());
     const commandOnly = settingRows.flatMap(([, s]) => (s.env && !s.env.as ? [s.env.name] : []));
-    assert.deepEqual(commandOnly.sort(), ['CURSOR_SECRET', 'HOST', 'LOG_FORMAT', 'LOG_LEVEL', 'MAX_CONCURRENT_EXPORTS']);
+    assert.deepEqual(commandOnly.sort(), ['CURSOR_SECRET', 'HOST', 'LOG_FORMAT', 'LOG_LEVEL', 'MAX_CONCURRENT_EXPORTS', 'SCHEDULER_INTERVAL']);
     const everything = { PORT: '1', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', CURSOR_SECRET: 'sixteen characters' };
     assert.deepEqual(loadEnv('', everything), { port: 1 });
     assert.deepEqual(envToConfig(loadEnv('', everything)), { port: 1 });
@@ -84,7 +84,7 @@ describe('one row drives default, environment and flag', () => {
   });
 
   it('switches and command defaults: --no-docs, --production', () => {
-    const defaults = { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false, admin: false, adminUnauthenticated: false, logLevel: 'info', logFormat: 'json', watch: false };
+    const defaults = { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', dbReadUrl: undefined, app: undefined, docs: true, production: false, admin: false, adminUnauthenticated: false, logLevel: 'info', logFormat: 'json', watch: false, scheduler: true, schedulerInterval: undefined };
     assert.deepEqual(readCommandLine('serve', [], {}).options, defaults);
     const flagged = readCommandLine('serve', ['--no-docs', '--production', '--manifest', 'out', '--app=app.ts', '--prefix', '/v1', '--watch'], {});
     assert.deepEqual(flagged.options, { ...defaults, manifest: 'out', app: 'app.ts', docs: false, production: true, watch: true });
@@ -95,6 +95,14 @@ describe('one row drives default, environment and flag', () => {
     assert.equal(readCommandLine('serve', [], {}).server.decryptionCache, undefined);
     assert.equal(readCommandLine('serve', ['--decryption-cache', '0'], {}).server.decryptionCache, 0);
     assert.equal(readCommandLine('serve', ['--decryption-cache', '1048576'], {}).server.decryptionCache, 1048576);
+  });
+
+  it('the scheduled-transition runner: on by default, --no-scheduler turns it off, --scheduler-interval (or SCHEDULER_INTERVAL) sets how often', () => {
+    assert.equal(readCommandLine('serve', ['--no-scheduler'], {}).options.scheduler, false);
+    assert.equal(readCommandLine('serve', ['--scheduler-interval', '30s'], { SCHEDULER_INTERVAL: '5m' }).options.schedulerInterval, '30s');
+    assert.equal(readCommandLine('serve', [], { SCHEDULER_INTERVAL: '5m' }).options.schedulerInterval, '5m');
+    assert.throws(() => readCommandLine('serve', ['--scheduler-interval', 'often'], {}), { message: 'mfx serve: flag --scheduler-interval="often" must be a duration such as 30s, 1m or 2h' });
+    assert.throws(() => readCommandLine('serve', ['--scheduler-interval', '0s'], {}), { message: 'mfx serve: flag --scheduler-interval="0s" must be a duration such as 30s, 1m or 2h' });
   });
 
   it('X-Read-Primary is honoured by default; --no-read-primary-header turns it off', () => {
@@ -155,7 +163,7 @@ describe('one row drives default, environment and flag', () => {
     const text = usage('serve');
     assert.match(
       text,
-      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--admin\] \[--admin-unauthenticated\] \[--strict-migrations\] \[--no-read-primary-header\] \[--max-concurrent-exports N\] \[--files DIR\] \[--decryption-cache BYTES\]\n/,
+      /^usage: mfx serve \[--manifest DIR\] \[--db URL\] \[--port N\] \[--host ADDR\] \[--log-level LEVEL\] \[--log-format json\|pretty\] \[--cursor-secret SECRET\] \[--watch\] \[--prefix \/api\] \[--app FILE\.ts\] \[--no-docs\] \[--production\] \[--admin\] \[--admin-unauthenticated\] \[--strict-migrations\] \[--no-read-primary-header\] \[--max-concurrent-exports N\] \[--files DIR\] \[--decryption-cache BYTES\] \[--no-scheduler\] \[--scheduler-interval DURATION\]\n/,
     );
     assert.match(text, /\n {2}--port N +listen port; 0 picks a free one \(default 8080; env PORT\)\n/);
     assert.match(text, /\n {2}SHUTDOWN_TIMEOUT_S +graceful shutdown budget\n/);

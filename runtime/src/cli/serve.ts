@@ -15,7 +15,7 @@ import { type AppModule, appConfig, importAppModule } from './app-module.js';
 import { ConfigError } from '../errors/api-error.js';
 
 /**
- * `mfx serve [--manifest DIR] [--db URL] [--port N] [--host ADDR] [--log-level LEVEL] [--log-format json|pretty] [--cursor-secret SECRET] [--watch] ...`
+ * `mfx serve [--manifest DIR] [--db URL] [--port N] [--host ADDR] [--log-level LEVEL] [--log-format json|pretty] [--cursor-secret SECRET] [--watch] [--no-scheduler] ...`
  *
  * Flags win over the environment (PORT, DB_WRITE_URL, HOST, LOG_LEVEL, ...),
  * which wins over the defaults; all of them come from the settings table.
@@ -68,6 +68,8 @@ export async function main(argv: string[]): Promise<number> {
     next.setDB(database(next.registry));
     await module.default?.(next);
     if (options.admin) await mountAdmin(next, module, options.adminUnauthenticated);
+    // The scheduled-transition runner: on unless --no-scheduler; --scheduler-interval wins over the module's interval.
+    next.scheduler(options.scheduler ? (options.schedulerInterval ? { interval: options.schedulerInterval } : {}) : false);
     // Refuses to serve a route that has neither an authenticator nor an explicit public declaration.
     if (options.production) next.validateProduction();
     return next;

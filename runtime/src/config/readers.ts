@@ -104,6 +104,19 @@ export function durationMs(value: Duration | undefined, fallback: number, settin
 }
 
 /**
+ * A duration written as text (`500ms`, `30s`, `1m`, `2h`), at least 1ms; kept as written.
+ *
+ * @example
+ * duration('1m'); // '1m'
+ */
+export const duration: Reader<string> = (raw) => {
+  const value = raw.trim();
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+  if (!match || Number(match[1]) * units[match[2]] < 1) throw new Error('must be a duration such as 30s, 1m or 2h');
+  return value;
+};
+
+/**
  * The path prefix as routes use it: a leading slash, no trailing one, `''` for none.
  *
  * @example

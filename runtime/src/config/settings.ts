@@ -15,7 +15,7 @@ import { DEFAULT_MULTIPART_LIMIT } from '../http/multipart.js';
 import { DEFAULT_DECRYPTION_CACHE_BYTES } from '../security/encryption/plaintext-cache.js';
 import type { ServerConfig } from './config.js';
 import type { EnvConfig } from './env.js';
-import { boolean, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
+import { boolean, duration, host, integer, normalisePrefix, oneOf, type Reader, secret, text } from './readers.js';
 
 export type Command = 'serve' | 'migrate' | 'openapi' | 'diff' | 'rotate-keys' | 'rollups';
 
@@ -36,6 +36,9 @@ export interface CommandOptions {
   logLevel: LogLevel;
   logFormat: LogFormat;
   watch: boolean;
+  /** mfx serve: run the scheduled-transition runner, and how often it sweeps (unset: the app's, else 1m). */
+  scheduler: boolean;
+  schedulerInterval?: string;
   /** mfx rotate-keys: the key id values are re-encrypted to, the models, where to resume, whether to change nothing. */
   to?: string;
   models?: string[];
@@ -411,6 +414,21 @@ export const settings = {
     check: checkCacheBytes,
     commands: ['serve'],
     flag: option('decryption-cache', 'BYTES', integer(0, Number.MAX_SAFE_INTEGER)),
+  },
+  // mfx serve's scheduled-transition runner (issue 22).
+  scheduler: {
+    scope: 'command',
+    doc: 'run the scheduled-transition runner, which applies `scheduled` fields whose time has passed (--no-scheduler: this replica does not; run it in one replica, or call app.sweepScheduled() yourself)',
+    default: true,
+    commands: ['serve'],
+    flag: toggle('no-scheduler', false),
+  },
+  schedulerInterval: {
+    scope: 'command',
+    doc: "how often the scheduled-transition runner sweeps (default 1m, or the --app module's app.scheduler({ interval }))",
+    commands: ['serve'],
+    env: commandEnv('SCHEDULER_INTERVAL', duration),
+    flag: option('scheduler-interval', 'DURATION', duration),
   },
 } satisfies Rows<ServerConfig, 'server'> & Rows<CommandOptions, 'command'>;
 

@@ -6,7 +6,7 @@ import type { RecordData } from '../store/codec.js';
 import type { ModelStore, StoreOptions } from '../store/model-store.js';
 import type { CascadeObserver } from '../store/referential.js';
 import type { Context } from './context.js';
-import { notify, type ObserverPlan, refuseOutsideTransaction, type WriteObservers } from './write-observers.js';
+import { notify, type ObserverPlan, refuseOutsideTransaction, type WriteCaller, type WriteObservers } from './write-observers.js';
 
 /** The writes of the DB step: create, update and delete of one model. */
 export interface RecordWrites {
@@ -70,14 +70,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
     return before;
   };
 
-  /** Every row a delete cascades to or clears, handed to the observers of that row's model. */
-  const cascadeObserver = (ctx: Context): CascadeObserver => async (change) => {
-    const op = change.action === 'setNull' ? 'update' : 'delete';
-    const plan = observers.plan(change.model, op);
-    if (plan.observers.length === 0) return;
-    const cascade = { action: change.action, relation: change.relation, depth: change.depth };
-    await notify(change.tx, plan, { model: change.model, op, id: String(change.before.id), before: change.before, after: change.after, cascade, caller: ctx });
-  };
+  const cascadeObserver = (ctx: Context): CascadeObserver => cascadeNotifier(observers, ctx);
 
   return {
     insert: (ctx, values) => {
@@ -120,5 +113,22 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
         return removed;
       });
     },
+  };
+}
+
+/**
+ * Hands every row a delete cascades to or clears to the observers of that
+ * row's model, as made by `caller` (a request, or the scheduled runner).
+ *
+ * @example
+ * await store.remove(tx, id, { observe: cascadeNotifier(observers, caller) });
+ */
+export function cascadeNotifier(observers: WriteObservers, caller: WriteCaller): CascadeObserver {
+  return async (change) => {
+    const op = change.action === 'setNull' ? 'update' : 'delete';
+    const plan = observers.plan(change.model, op);
+    if (plan.observers.length === 0) return;
+    const cascade = { action: change.action, relation: change.relation, depth: change.depth };
+    await notify(change.tx, plan, { model: change.model, op, id: String(change.before.id), before: change.before, after: change.after, cascade, caller });
   };
 }

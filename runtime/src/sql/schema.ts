@@ -99,8 +99,8 @@ export function searchColumns(model: { readonly fields: readonly FieldManifest[]
  * A model's table: every stored column with the default a create that
  * leaves it out gets (base timestamps are always written, so they have
  * none), its unique and foreign-key constraints, and its indexes (declared
- * ones, every BelongsTo column, and `indices`). `tables` maps every model
- * name to its table, for the references.
+ * ones, every scheduled column, every BelongsTo column, and `indices`).
+ * `tables` maps every model name to its table, for the references.
  *
  * On a soft-delete model uniqueness binds live rows only: a `unique` field
  * (and the HMAC companion of an `encrypted,unique` one) gets a partial
@@ -154,7 +154,8 @@ export function modelTable(model: ModelShape, tables: ReadonlyMap<string, string
   };
   for (const column of liveUnique) add(`uq_${model.table}_${column}`, [column], true);
   for (const field of model.fields) {
-    if (field.index && !field.unique) add(`idx_${model.table}_${field.column}`, [field.column], false);
+    // The scheduled runner looks for due rows by each scheduled column.
+    if ((field.index || field.scheduled) && !field.unique) add(`idx_${model.table}_${field.column}`, [field.column], false);
   }
   for (const relation of model.relations) {
     if (relation.kind === 'belongsTo') add(`idx_${model.table}_${relation.column}`, [relation.column], false);

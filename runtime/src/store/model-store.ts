@@ -25,6 +25,12 @@ export interface StoreOptions extends QueryOptions {
   lock?: boolean;
   /** Sees every row a delete cascades to (history and events hook in here). */
   observe?: CascadeObserver;
+  /**
+   * Soft-deleted rows count too: findById finds them, remove removes the row
+   * (and cascades as a removal) instead of marking it. The scheduled runner's
+   * hard delete; requests never set it.
+   */
+  hard?: boolean;
 }
 
 export interface Page {
@@ -126,12 +132,12 @@ export class ModelStore {
   }
 
   async findById(db: Executor, id: string, options: StoreOptions = {}): Promise<RecordData | null> {
-    if (this.own(options.scope).length === 0 && !options.lock) {
+    if (this.own(options.scope).length === 0 && !options.lock && !options.hard) {
       const row = await db.get(this.templates.selectById, [id], options);
       return row ? this.decode(row) : null;
     }
     const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.selectList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
-    if (this.live) sql.text(` AND ${this.live}`);
+    if (this.live && !options.hard) sql.text(` AND ${this.live}`);
     this.whereScope(sql, options.scope);
     if (options.lock) sql.text(this.dialect.lockRowsClause);
     const row = await db.get(sql.sql, sql.params, options);
@@ -298,7 +304,7 @@ export class ModelStore {
   async remove(db: Executor, id: string, options: StoreOptions = {}): Promise<boolean> {
     // Children to take care of: their onDelete actions run in one transaction with the delete.
     if (this.model.inbound.length > 0) return this.referential.remove(db, this.model, id, options);
-    const marker = this.model.options.softDelete;
+    const marker = options.hard ? undefined : this.model.options.softDelete;
     const scope = this.own(options.scope);
     // One instant for the marker and updated_at.
     const at = now();
@@ -316,7 +322,7 @@ export class ModelStore {
       sql.text('DELETE FROM ').id(this.model.table);
     }
     sql.text(' WHERE ').id('id').text(' = ').value(id);
-    if (this.live) sql.text(` AND ${this.live}`);
+    if (this.live && !options.hard) sql.text(` AND ${this.live}`);
     this.whereScope(sql, scope);
     return (await db.run(sql.sql, sql.params, options)).changes > 0;
   }

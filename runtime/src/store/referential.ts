@@ -31,6 +31,8 @@ export type CascadeObserver = (change: CascadedChange) => void | Promise<void>;
 export interface RemoveOptions extends QueryOptions {
   scope?: readonly ScopeFilter[];
   observe?: CascadeObserver;
+  /** Remove the row even when the model has soft delete (a soft-deleted row too), and its children as for a removal. */
+  hard?: boolean;
 }
 
 const now = () => new Date().toISOString();
@@ -54,7 +56,7 @@ export class ReferentialDelete {
   /** False when no live row in scope has that id. */
   async remove(db: Executor, model: ModelMeta, id: string, options: RemoveOptions = {}): Promise<boolean> {
     const work = async (tx: Executor) => {
-      const sql = this.select(model, 'id', [id], true);
+      const sql = this.select(model, 'id', [id], !options.hard);
       writeScope(sql, model, scopeFor(model, options.scope, true));
       // Locked until the transaction ends: a concurrent delete of the same row waits here, then
       // finds it gone (or marked) and answers 404 instead of deleting, cascading and observing again.
@@ -63,7 +65,7 @@ export class ReferentialDelete {
       if (!row) return false;
       const visited = new Map<ModelMeta, Set<string>>();
       // Counted, not assumed: the row was live and locked, so this is 1 unless the lock did not hold.
-      const changed = await this.removeRows(tx, model, [this.decode(model)(row)], !model.options.softDelete, 0, null, visited, options);
+      const changed = await this.removeRows(tx, model, [this.decode(model)(row)], options.hard === true || !model.options.softDelete, 0, null, visited, options);
       return changed > 0;
     };
     return db.inTransaction ? work(db) : db.transaction(work, options);

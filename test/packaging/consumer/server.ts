@@ -11,7 +11,9 @@ import {
   type Hook,
   type Logger,
   type RateLimitStore,
+  type SchedulerOptions,
   type ServerConfig,
+  type SweepReport,
   allowAnonymous,
   bearer,
   createServer,
@@ -69,8 +71,11 @@ const logger: Logger = silentLogger;
 const url = process.env.DB_URL ?? 'sqlite::memory:';
 const db: Adapter = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length), app.registry) : openPostgres({ writeUrl: url }, app.registry);
 app.setDB(db);
+const scheduling: SchedulerOptions = { interval: '1m', batchSize: 100, onSetField: (model, id, field, value) => logger.info({ model, id, field, value }, 'scheduled field set') };
+app.scheduler(scheduling);
 const dialect: SqlDialect = db.dialect;
 const command: Command = 'serve';
 const { url: listening } = await app.start();
-logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, command }, 'consumer started');
+const swept: SweepReport = await app.sweepScheduled();
+logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, command, swept }, 'consumer started');
 process.stdout.write(`consumer serving ${listening}\n`);

@@ -55,7 +55,7 @@ export interface LedgerEntry extends Model {
     docs: {
       syntax: ['scheduled;soft-delete', 'scheduled;hard-delete', 'scheduled;field=NAME;to=VALUE', 'scheduled;field=NAME;from=OLD;to=NEW'],
       text: 'A nullable `Date` field that names a moment: once it has passed, the record is soft-deleted, deleted, or one of its fields is set (only while it still holds `from`, when given). `null` means nothing is scheduled. `soft-delete` needs a soft-delete model.',
-      limits: 'This version has no scheduler yet: the compiler checks and records the directive, and nothing fires when the time passes.',
+      limits: 'The runner (`app.scheduler()`, on by default in `mfx serve`) sweeps every minute, so a transition fires up to one interval late. A set-field transition clears the scheduled time in the same write; a soft delete keeps it; a guarded row whose field no longer holds `from` is left untouched. See [scheduled transitions](scheduled.md).',
       example: `/** @mfx soft_delete */
 export interface Announcement extends Model {
   text: string;
@@ -97,9 +97,20 @@ export interface Announcement extends Model {
           report(`'scheduled;field=${action.field}' names no field of ${model.ir.name}`, didYouMean(action.field, names));
           return;
         }
+        if (target === field) {
+          report(`'scheduled;field=${action.field}' names the scheduled field itself`, 'The runner clears the scheduled time once it sets the field; name another field');
+          return;
+        }
         try {
           const to = castLiteral(String(action.to), target.type, target.nullable);
           const from = action.from === undefined ? undefined : castLiteral(String(action.from), target.type, target.nullable);
+          // An enum field only ever holds its members: a value outside them would be written by the runner, or never match.
+          for (const [key, value] of [['to', to], ['from', from]] as const) {
+            if (target.enum && value !== undefined && value !== null && !target.enum.includes(String(value))) {
+              report(`'scheduled' ${key}=${String(value)} is not one of the enum values of ${target.name} (${target.enum.join(', ')})`, 'Use one of the enum values, or add it to the enum');
+              return;
+            }
+          }
           field.scheduled = from === undefined ? { action: 'set-field', field: target.name, to } : { action: 'set-field', field: target.name, to, from };
         } catch (problem) {
           if (!(problem instanceof DirectiveProblem)) throw problem;

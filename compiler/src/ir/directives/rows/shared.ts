@@ -195,16 +195,30 @@ export function scheduledAction(use: DirectiveUse): NonNullable<FieldManifest['s
   const forms = "Write 'scheduled;soft-delete', 'scheduled;hard-delete', 'scheduled;field=NAME;to=VALUE' or 'scheduled;field=NAME;from=OLD;to=NEW'";
   if (use.value !== undefined) throw new DirectiveProblem(`'scheduled' takes ';' options, not a ':' value`, forms);
   const keys = use.options.map((o) => o.key);
-  if (keys.length === 1 && (keys[0] === 'soft-delete' || keys[0] === 'hard-delete') && use.options[0].value === undefined) {
-    return { action: keys[0] };
+  if (keys.length === 0) throw new DirectiveProblem("'scheduled' needs an action", forms);
+  const unknown = keys.filter((k) => !SCHEDULED_OPTIONS.includes(k));
+  if (unknown.length) throw new DirectiveProblem(`'${unknown[0]}' is not a scheduled option`, forms);
+  const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (repeated) throw new DirectiveProblem(`'${repeated}' is given twice`, 'Keep one of them');
+  // One action: soft-delete, hard-delete, or setting a field (field= with its to= and from=).
+  const actions = [...new Set(keys.map((k) => (k === 'soft-delete' || k === 'hard-delete' ? k : 'field=NAME')))];
+  if (actions.length > 1) {
+    throw new DirectiveProblem(
+      `'scheduled' takes exactly one action, not ${actions.slice(0, -1).join(', ')} and ${actions[actions.length - 1]}`,
+      'Declare another nullable Date field for each further action',
+    );
+  }
+  if (actions[0] !== 'field=NAME') {
+    const bare = use.options[0];
+    if (bare.value !== undefined) throw new DirectiveProblem(`'${bare.key}' takes no value`, `Write 'scheduled;${bare.key}'`);
+    return { action: bare.key as 'soft-delete' | 'hard-delete' };
   }
   const option = (key: string) => use.options.find((o) => o.key === key)?.value;
-  const unknown = keys.filter((k) => !['field', 'to', 'from'].includes(k));
-  if (keys.length === 0) throw new DirectiveProblem("'scheduled' needs an action", forms);
-  if (unknown.length) throw new DirectiveProblem(`'${unknown[0]}' is not a scheduled option`, forms);
   const field = option('field');
   const to = option('to');
   if (!field || to === undefined) throw new DirectiveProblem("'scheduled;field=NAME' needs both field= and to=", forms);
   const from = option('from');
   return from === undefined ? { action: 'set-field', field, to } : { action: 'set-field', field, to, from };
 }
+
+const SCHEDULED_OPTIONS = ['soft-delete', 'hard-delete', 'field', 'to', 'from'];
