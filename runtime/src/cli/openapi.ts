@@ -32,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     app.handler();
     process.stdout.write(`${JSON.stringify(app.document(), null, 2)}\n`);
   } finally {
-    await app.db.close();
+    await app.closeDatabases();
   }
   return 0;
 }
