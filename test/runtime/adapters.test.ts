@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { type App, createServer, idempotency, openPostgres, openSqlite, SqlIdempotencyStore, transaction } from '@mfx/runtime';
-import { freshSchema } from '../support/backends.js';
+import { freshSchema, sqliteFileBackend } from '../support/backends.js';
+import { cliDatabase, cliSuite, runMfx, servingUrl } from '../support/cli.js';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
-import { memoryLogger, startServer, type TestServer } from '../support/server.js';
+import { memoryLogger, request, startServer, type TestServer } from '../support/server.js';
 import { postgres, sqlite } from '../support/suite.js';
 import { Recorder } from '../support/wait.js';
 
@@ -250,5 +251,62 @@ describe('per-model adapters: startup errors', { skip: postgres.skip }, () => {
     assert.throws(() => createServer({ readinessChecks: [{ name: 'db:analytics', check: async () => {} }] }), {
       message: 'mfx: readiness check name "db:analytics" is reserved for the built-in database checks (db, and db:NAME for each named adapter); rename it',
     });
+  });
+});
+
+describe('per-model adapters: mfx migrate and mfx serve with an --app module that registers the second database', { skip: postgres.skip }, () => {
+  const cli = cliSuite(sqliteFileBackend);
+  const APP = 'fixtures/adapters/app.ts';
+
+  it('mfx migrate --plan plans each database, mfx migrate creates each table on its own database only, then finds nothing to do', async () => {
+    const manifest = await fixtureManifestDir('adapters');
+    const main = await cli.database();
+    const analytics = await cliDatabase(postgres);
+    try {
+      const env = { ANALYTICS_URL: analytics.url };
+      const plan = await runMfx(['migrate', '--plan', '--manifest', manifest, '--db', main.url, '--app', APP], { env });
+      assert.equal(plan.code, 0, plan.stderr);
+      assert.match(plan.stdout, /^-- sqlite:\S+ does not exist yet: the plan is for an empty database\n-- adapter default:\n-- the migration would run 5 statements in one transaction \(nothing was run\):\nCREATE TABLE IF NOT EXISTS "authors"/);
+      assert.match(plan.stdout, /\n-- adapter analytics:\n-- the migration would run 7 statements in one transaction \(nothing was run\):\nCREATE TABLE IF NOT EXISTS "page_views"/);
+      assert.deepEqual(await main.tables(), []);
+      assert.deepEqual(await analytics.tables(), []);
+
+      const run = await runMfx(['migrate', '--manifest', manifest, '--db', main.url, '--app', APP], { env });
+      assert.equal(run.code, 0, run.stderr);
+      const lines = run.stdout.trim().split('\n');
+      assert.deepEqual(lines.slice(0, -1), [
+        'created table authors (adapter default)',
+        'created table author_history (adapter default)',
+        'created table notes (adapter default)',
+        'created table page_views (adapter analytics)',
+        'created table page_view_history (adapter analytics)',
+        'created table sites (adapter analytics)',
+      ]);
+      assert.match(lines.at(-1)!, /^ran \d+ statements on 2 databases$/);
+      assert.deepEqual(await main.tables(), ['author_history', 'authors', 'notes']);
+      assert.deepEqual(await analytics.tables(), ['page_view_history', 'page_views', 'sites']);
+
+      const again = await runMfx(['migrate', '--manifest', manifest, '--db', main.url, '--app', APP], { env });
+      assert.deepEqual([again.code, again.stdout], [0, 'schema is up to date\n']);
+    } finally {
+      await analytics.drop();
+    }
+  });
+
+  it('mfx serve serves both databases and /ready reports each', async () => {
+    const manifest = await fixtureManifestDir('adapters');
+    const main = await cli.database();
+    const analytics = await cliDatabase(postgres);
+    try {
+      const serve = cli.start(['serve', '--manifest', manifest, '--db', main.url, '--app', APP, '--port', '0'], { env: { ANALYTICS_URL: analytics.url } });
+      const url = await servingUrl(serve);
+      const created = await request(`${url}/sites`, 'POST', { body: { host: 'cli.example' } });
+      assert.equal(created.status, 201);
+      assert.deepEqual(await analytics.query('SELECT host FROM sites'), [{ host: 'cli.example' }]);
+      assert.equal((await request(`${url}/ready`, 'GET')).status, 200);
+      await serve.stop();
+    } finally {
+      await analytics.drop();
+    }
   });
 });
