@@ -145,8 +145,7 @@ export interface Memo extends Model {
     summary: 'route the model to a named database adapter',
     docs: {
       syntax: ['adapter:NAME'],
-      text: "Serves the model from the database adapter registered under NAME with `app.setDB(adapter, { name: 'NAME' })`: its reads, writes, transactions, history table and migration all run there (`adapter:default` is the adapter `app.setDB(adapter)` sets). A model whose adapter was never registered is a startup error, and so is a relation or include between models on two adapters (mfx does not join across databases).",
-      limits: 'NAME: a letter, then letters, digits, `_` or `-`, at most 63 characters. System tables (idempotency, outbox, jobs) stay on the default adapter.',
+      text: "Serves the model from the database adapter registered under NAME with `app.setDB(adapter, { name: 'NAME' })` (NAME: a letter, then letters, digits, `_` or `-`, at most 63 characters): its reads, writes, transactions, history table and migration all run there, and `/ready` pings it as `db:NAME`. `adapter:default` is the adapter `app.setDB(adapter)` sets; system tables (idempotency keys, outbox, jobs) stay there. A model whose adapter was never registered is a startup error, and so is a relation or include between models on two adapters: mfx does not join across databases. See [per-model databases](deployment.md#per-model-databases).",
       example: `/** @mfx adapter:analytics */
 export interface PageView extends Model {
   path: string;
