@@ -178,6 +178,11 @@ async function postgresRows(url: string, sql: string, params: unknown[] = []): P
 }
 
 describe('per-model adapters: startup errors', { skip: postgres.skip }, () => {
+  let fixtureLoaded: Awaited<ReturnType<typeof loadFixture>> | undefined;
+  before(async () => {
+    fixtureLoaded = await loadFixture('adapters');
+  });
+
   /** An app on the adapters fixture with a SQLite default database, not started. */
   async function appWith(overrides: Parameters<App['register']>[1] = {}): Promise<App> {
     const app = createServer({ port: 0, host: '127.0.0.1', handleSignals: false, logger: memoryLogger() });
@@ -245,6 +250,16 @@ describe('per-model adapters: startup errors', { skip: postgres.skip }, () => {
     });
     await other.close();
     await app.closeDatabases();
+  });
+
+  it('an adapter override must be a name or null', async () => {
+    const app = createServer({ logger: memoryLogger() });
+    assert.throws(() => app.register(fixtureLoaded!, { Site: { adapter: 'two words' } }), {
+      name: 'ConfigError',
+      message:
+        'mfx: overrides for model Site set adapter to "two words": an adapter name starts with a letter, then letters, digits, _ or -, at most 63 characters (such as analytics or reports_pg); null serves the model from the default adapter',
+    });
+    assert.deepEqual(app.registry.modelNames(), [], 'nothing was registered');
   });
 
   it('a readiness check may not take the name of a database check', () => {

@@ -68,9 +68,10 @@ const members: Member[] = [];
 const logger: Logger = silentLogger;
 const url = process.env.DB_URL ?? 'sqlite::memory:';
 const db: Adapter = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length), app.registry) : openPostgres({ writeUrl: url }, app.registry);
-app.setDB(db);
-const dialect: SqlDialect = db.dialect;
+app.setDB(db, { name: 'default' }); // the same as app.setDB(db); a model declared adapter:NAME needs app.setDB(other, { name: 'NAME' })
+const dialect: SqlDialect = app.adapterOf('Team').dialect;
+const databases: { name: string; adapter: Adapter }[] = app.databases();
 const command: Command = 'serve';
 const { url: listening } = await app.start();
-logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, command }, 'consumer started');
+logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, databases: databases.map((d) => d.name), command }, 'consumer started');
 process.stdout.write(`consumer serving ${listening}\n`);
