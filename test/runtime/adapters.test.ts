@@ -308,6 +308,13 @@ describe('per-model adapters: mfx migrate and mfx serve with an --app module tha
     }
   });
 
+  it('mfx openapi documents models of every adapter without opening a database', async () => {
+    const run = await runMfx(['openapi', '--manifest', await fixtureManifestDir('adapters')]);
+    assert.equal(run.code, 0, run.stderr);
+    const paths = Object.keys(JSON.parse(run.stdout).paths);
+    for (const path of ['/authors', '/notes', '/sites', '/page_views/{id}/history']) assert.ok(paths.includes(path), path);
+  });
+
   it('mfx serve serves both databases and /ready reports each', async () => {
     const manifest = await fixtureManifestDir('adapters');
     const main = await cli.database();
