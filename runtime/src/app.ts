@@ -1009,11 +1009,11 @@ function missingAdapterMessage(name: string, models: readonly string[], known: r
 
 /** A relation between models on two adapters: both models, both adapters, and the ways out. */
 function crossingMessage(model: ModelMeta, relation: RelationManifest, other: ModelMeta): string {
-  const via = relation.kind === 'manyToMany' && other.name === relation.through ? ` through ${other.name}` : '';
+  const junction = relation.kind === 'manyToMany' && other.name === relation.through ? 'its junction ' : '';
   const at = relation.source ? ` (${relation.source.file}:${relation.source.line}:${relation.source.col})` : '';
   return (
     `relation ${model.name}.${relation.key}${at} joins models on two databases: ${model.name} is on ${adapterLabel(model.options.adapter)}, ` +
-    `${other.name}${via} on ${adapterLabel(other.options.adapter)}; mfx does not join or include across databases: ` +
+    `${junction}${other.name} on ${adapterLabel(other.options.adapter)}; mfx does not join or include across databases: ` +
     `give both models the same adapter:NAME, or drop the relation and keep the id as a plain field`
   );
 }

@@ -238,6 +238,26 @@ describe('per-model adapters: startup errors', { skip: postgres.skip }, () => {
     }
   });
 
+  it('a ManyToMany across databases names its junction; every crossing relation is listed in one error', async () => {
+    const app = createServer({ logger: memoryLogger(), handleSignals: false });
+    app.register(await loadFixture('blog'), { Tag: { adapter: 'tags' } });
+    app.setDB(openSqlite(':memory:', app.registry));
+    app.setDB(openSqlite(':memory:', app.registry), { name: 'tags' });
+    try {
+      let message = '';
+      assert.throws(() => app.handler(), (error: Error) => ((message = error.message), error.name === 'ConfigError'));
+      const lines = message.replace(/^mfx: /, '').split('\n').map((line) => line.replace(/ \(\S+:\d+:\d+\) /, ' '));
+      assert.deepEqual(lines, [
+        'relation Post.tags joins models on two databases: Post is on the default adapter, Tag on adapter "tags"; mfx does not join or include across databases: give both models the same adapter:NAME, or drop the relation and keep the id as a plain field',
+        'relation PostTag.tag joins models on two databases: PostTag is on the default adapter, Tag on adapter "tags"; mfx does not join or include across databases: give both models the same adapter:NAME, or drop the relation and keep the id as a plain field',
+        'relation Tag.posts joins models on two databases: Tag is on adapter "tags", Post on the default adapter; mfx does not join or include across databases: give both models the same adapter:NAME, or drop the relation and keep the id as a plain field',
+        'relation Tag.posts joins models on two databases: Tag is on adapter "tags", its junction PostTag on the default adapter; mfx does not join or include across databases: give both models the same adapter:NAME, or drop the relation and keep the id as a plain field',
+      ]);
+    } finally {
+      await app.closeDatabases();
+    }
+  });
+
   it('setDB refuses a name no model could use, and anything that is not an adapter', async () => {
     const app = await appWith();
     const other = openSqlite(':memory:', app.registry);
