@@ -134,6 +134,24 @@ describe('per-model adapters: SQLite and PostgreSQL in one server', { skip: post
     assert.deepEqual((await server.request('GET', `/authors/${ada.id}/history`)).body.data.map((h: { operation: string }) => h.operation), ['update', 'create']);
   });
 
+  it('aggregates and exports a PostgreSQL model on its own database, and app.aggregate() does too', async () => {
+    const example = await site('stats.example');
+    for (const [path, hits] of [['/a', 2], ['/b', 5]] as const) {
+      assert.equal((await server.request('POST', '/page_views', { body: { path, hits, siteId: example.id } })).status, 201);
+    }
+    const spec = JSON.stringify({ select: [{ op: 'sum', field: 'hits', as: 'hits' }, { op: 'count', as: 'n' }], where: [{ field: 'siteId', operator: 'eq', value: example.id }] });
+    const aggregated = await server.request('GET', `/page_views/aggregate?aggregate=${encodeURIComponent(spec)}`);
+    assert.equal(aggregated.status, 200, aggregated.text);
+    assert.deepEqual(aggregated.body.data, [{ hits: 7, n: 2 }]);
+    assert.deepEqual(await server.app.aggregate('PageView', spec), [{ hits: 7, n: 2 }]);
+    const exported = await server.request('GET', `/page_views/export?filter=siteId:eq:${example.id}&sort=hits:asc`);
+    assert.equal(exported.status, 200);
+    const lines = exported.text.trim().split(/\r?\n/);
+    assert.equal(lines.length, 3, exported.text);
+    assert.match(lines[1], /,\/a,2,/);
+    assert.match(lines[2], /,\/b,5,/);
+  });
+
   it('replays an idempotent create of a PostgreSQL model from the keys kept on the default database', async () => {
     const example = await site('idem.example');
     const first = await server.request('POST', '/page_views', { body: { path: '/once', siteId: example.id }, headers: { 'idempotency-key': 'pv-once' } });
