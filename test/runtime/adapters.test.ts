@@ -7,7 +7,7 @@ import { relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { type App, createServer, idempotency, openPostgres, openSqlite, SqlIdempotencyStore, transaction } from '@mfx/runtime';
+import { type App, createServer, idempotency, MigrationRefused, openPostgres, openSqlite, SqlIdempotencyStore, transaction } from '@mfx/runtime';
 import { freshSchema, sqliteFileBackend } from '../support/backends.js';
 import { cliDatabase, cliSuite, runMfx, servingUrl } from '../support/cli.js';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
@@ -273,6 +273,26 @@ describe('per-model adapters: startup errors', { skip: postgres.skip }, () => {
       ]);
     } finally {
       await app.closeDatabases();
+    }
+  });
+
+  it('a strict migration plans every database first: drift on one refuses, and nothing is created on the other', async () => {
+    const analytics = await freshSchema();
+    await postgresRows(analytics.url, 'CREATE TABLE page_views (id text PRIMARY KEY, path text NOT NULL, hits text NOT NULL, "siteId" text NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)');
+    const app = await appWith();
+    app.setDB(openPostgres({ writeUrl: analytics.url }, app.registry), { name: 'analytics' });
+    try {
+      for (const { adapter } of app.databases()) await adapter.init(memoryLogger());
+      await assert.rejects(app.migrate({ strict: true, strictBy: 'the test' }), (error: Error) => {
+        assert.ok(error instanceof MigrationRefused, String(error));
+        assert.deepEqual(error.findings.map((f) => [f.table, f.column, f.breaking]), [['page_views', 'hits', true]]);
+        return true;
+      });
+      assert.deepEqual(await sqliteTables(app), [], 'the default database, planned clean, was left alone');
+      assert.deepEqual(await postgresTables(analytics.schema), ['page_views']);
+    } finally {
+      await app.closeDatabases();
+      await analytics.drop();
     }
   });
 
