@@ -12,6 +12,7 @@ import { closeConnections, createNodeServer, OpenConnections, stopListening } fr
 import { buildRouter, identityHeaders } from './http/router.js';
 import { defaultLogger, flushLogger, type Logger, settleLogger, withService } from './log/logger.js';
 import type { LoadedManifest } from './manifest/load.js';
+import { adapterNameProblem, DEFAULT_ADAPTER, type RelationManifest } from './manifest/types.js';
 import { type MigrateOptions, type MigrationReport, migrate } from './migrate/migrate.js';
 import { actionsContribution } from './openapi/actions.js';
 import { OpenApiContributions } from './openapi/contributions.js';
@@ -85,6 +86,8 @@ export class App {
   private readonly observers = new WriteObservers();
   private generator: DocumentGenerator | null = null;
   private adapter: Adapter | null;
+  /** Adapters registered under a name (`app.setDB(adapter, { name })`) for the models declared `adapter:NAME`. */
+  private readonly namedAdapters = new Map<string, Adapter>();
   private built: RequestHandler | null = null;
   private server: Server | null = null;
   private readonly connections = new OpenConnections();
@@ -184,17 +187,63 @@ export class App {
     });
   }
 
-  /** Injects the database adapter (built from the filled registry). */
-  setDB(adapter: Adapter): this {
-    if (this.sealed) throw new RegistrationClosedError('a database adapter');
-    this.adapter = adapter;
+  /**
+   * Injects the database adapter (built from the filled registry). With a
+   * `name`, registers it beside the default one for the models declared
+   * `adapter:NAME` (or given `adapter` in code): their reads, writes,
+   * transactions, history and migration run there. `name: 'default'` is the
+   * default adapter. The default adapter is always needed: system tables and
+   * routes without a model use it.
+   *
+   * @example
+   * app.setDB(openSqlite('./app.db', app.registry));
+   * app.setDB(openPostgres({ writeUrl: process.env.ANALYTICS_URL! }, app.registry), { name: 'analytics' });
+   */
+  setDB(adapter: Adapter, options: { name?: string } = {}): this {
+    const name = options?.name ?? DEFAULT_ADAPTER;
+    if (this.sealed) throw new RegistrationClosedError(name === DEFAULT_ADAPTER ? 'a database adapter' : `the database adapter ${name}`);
+    const problem = adapterNameProblem(name);
+    if (problem) throw new ConfigError(`app.setDB: ${JSON.stringify(name)} cannot name an adapter: ${problem}`);
+    if (adapter === null || typeof adapter !== 'object' || typeof adapter.transaction !== 'function') {
+      throw new ConfigError(`app.setDB${name === DEFAULT_ADAPTER ? '' : ` (${name})`} needs a database adapter, such as openSqlite(path, app.registry) or openPostgres(options, app.registry)`);
+    }
+    if (name === DEFAULT_ADAPTER) this.adapter = adapter;
+    else this.namedAdapters.set(name, adapter);
     return this;
   }
 
-  /** The database adapter; throws when none was set. */
+  /** The default database adapter; throws when none was set. */
   get db(): Adapter {
-    if (!this.adapter) throw new ConfigError('no database: pass `db` to createServer or call app.setDB(openSqlite(...)) before start');
+    if (!this.adapter) throw new ConfigError(NO_DATABASE);
     return this.adapter;
+  }
+
+  /**
+   * The adapter that serves a model: the one registered under its
+   * `adapter:NAME`, or the default one. Throws naming the model and the
+   * adapter when that adapter was never registered.
+   *
+   * @example
+   * const rows = await app.adapterOf('PageView').all('SELECT count(*) AS n FROM page_views');
+   */
+  adapterOf(model: string | ModelMeta): Adapter {
+    const meta = typeof model === 'string' ? this.registry.require(model, 'app.adapterOf()') : model;
+    const name = meta.options.adapter;
+    if (name === null || name === undefined || name === DEFAULT_ADAPTER) return this.db;
+    const adapter = this.namedAdapters.get(name);
+    if (!adapter) throw new ConfigError(missingAdapterMessage(name, [meta.name], [...this.namedAdapters.keys()]));
+    return adapter;
+  }
+
+  /** Every database: the default one (`default`) first, then the named ones in the order set; an adapter set under two names once, under its first. */
+  databases(): { name: string; adapter: Adapter }[] {
+    const all = [...(this.adapter ? [{ name: DEFAULT_ADAPTER, adapter: this.adapter }] : []), ...[...this.namedAdapters].map(([name, adapter]) => ({ name, adapter }))];
+    return all.filter((entry, i) => all.findIndex((other) => other.adapter === entry.adapter) === i);
+  }
+
+  /** Closes every database of this app (the default one and the named ones), each once. */
+  async closeDatabases(): Promise<void> {
+    for (const { adapter } of this.databases()) await adapter.close();
   }
 
   /**
@@ -277,7 +326,7 @@ export class App {
    */
   aggregate(model: string, spec: Record<string, unknown> | string, options: CodeAggregateOptions = {}): Promise<Record<string, unknown>[]> {
     const meta = this.registry.require(model, 'app.aggregate()');
-    return aggregateFromCode(this.db, this.store(meta.name).dialect, meta, spec, options);
+    return aggregateFromCode(this.adapterOf(meta), this.store(meta.name).dialect, meta, spec, options);
   }
 
   /**
@@ -534,10 +583,51 @@ export class App {
    * @example
    * const plan = await app.migrate({ dryRun: true }); // plan.statements, plan.findings
    */
-  async migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
-    const adapter = this.db;
-    const known = new Set(adapter.models);
-    return migrate(adapter, this.registry.all().filter((m) => known.has(m.name)), this.log, this.declaredTables(), options);
+  async migrate(options: MigrateOptions = {}): Promise<AppMigrationReport> {
+    this.checkAdapters();
+    const plans = this.databases().map(({ name, adapter }) => {
+      const known = new Set(adapter.models);
+      // Each database gets the tables of the models it serves; the system tables live on the default one.
+      const models = this.registry.all().filter((m) => known.has(m.name) && this.adapterOf(m) === adapter);
+      return { name, adapter, models, tables: adapter === this.adapter ? this.declaredTables() : [] };
+    });
+    // With several databases, a strict migration plans them all first, so a refusal on one runs nothing on any.
+    if (options.strict && !options.dryRun && plans.length > 1) {
+      for (const plan of plans) await migrate(plan.adapter, plan.models, this.log, plan.tables, { ...options, dryRun: true });
+    }
+    const adapters: { name: string; report: MigrationReport }[] = [];
+    for (const plan of plans) adapters.push({ name: plan.name, report: await migrate(plan.adapter, plan.models, this.log, plan.tables, options) });
+    return { ...mergeReports(adapters.map((a) => a.report)), adapters };
+  }
+
+  /**
+   * Startup checks of per-model adapters: every `adapter:NAME` has its
+   * adapter registered, and no relation joins models served by two
+   * databases (mfx does not join across databases).
+   */
+  private checkAdapters(): void {
+    if (!this.adapter) throw new ConfigError(NO_DATABASE);
+    const missing = new Map<string, string[]>();
+    for (const model of this.registry.all()) {
+      const name = model.options.adapter;
+      if (name && name !== DEFAULT_ADAPTER && !this.namedAdapters.has(name)) missing.set(name, [...(missing.get(name) ?? []), model.name]);
+    }
+    const known = [...this.namedAdapters.keys()];
+    if (missing.size > 0) throw new ConfigError([...missing].map(([name, models]) => missingAdapterMessage(name, models, known)).join('\n'));
+    const crossing: string[] = [];
+    for (const model of this.registry.all()) {
+      for (const relation of model.relations.values()) {
+        // A HasMany is the inverse of its child's BelongsTo, which is reported instead.
+        if (relation.kind === 'hasMany') continue;
+        const others = [relation.target, ...(relation.kind === 'manyToMany' ? [relation.through] : [])];
+        for (const other of others) {
+          const target = this.registry.get(other);
+          if (!target || this.adapterOf(target) === this.adapterOf(model)) continue;
+          crossing.push(crossingMessage(model, relation, target));
+        }
+      }
+    }
+    if (crossing.length > 0) throw new ConfigError(crossing.join('\n'));
   }
 
   /** The system tables declared so far: the app's own, then those of registered hooks (pipeline and actions). */
@@ -553,8 +643,8 @@ export class App {
   handler(): RequestHandler {
     if (this.built) return this.built;
     this.plugins.assertFinished();
-    const adapter = this.db;
-    const late = this.registry.modelNames().filter((name) => !adapter.models.includes(name));
+    this.checkAdapters();
+    const late = this.registry.all().filter((model) => !this.adapterOf(model).models.includes(model.name)).map((model) => model.name);
     if (late.length > 0) {
       throw new ConfigError(
         `model${late.length > 1 ? 's' : ''} ${late.join(', ')} ${late.length > 1 ? 'were' : 'was'} registered after the database adapter was opened and would not reach it; register every model before openSqlite/openPostgres`,
@@ -572,7 +662,7 @@ export class App {
     for (const { observer, model } of this.rollupSet.observers(this.registry)) this.observers.add(observer, [model]);
     // Encrypted fields: keys checked and each model's encryption installed before its store and codec are built.
     installEncryption(this.registry.all(), this.syncKeyring(), this.log, this.config.decryptionCache ?? DEFAULT_DECRYPTION_CACHE_BYTES);
-    for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, adapter.dialect));
+    for (const model of this.registry.all()) this.stores.set(model.name, new ModelStore(model, this.adapterOf(model).dialect));
     const entries = this.pipeline.registered();
     const actionGroups = this.actionRegistry.all.map((a): RegisteredHook[] => [
       ...(a.def.auth ?? []).map((h) => actionEntry(h, 'auth')),
@@ -593,7 +683,7 @@ export class App {
     if (cleaned.length > 0) this.observers.add(this.files!.observer(), cleaned);
     this.observers.seal();
     const deps: DispatchDeps = {
-      adapter: () => this.db,
+      adapter: (model) => (model ? this.adapterOf(model) : this.db),
       log: this.log,
       panicLog: this.panicLog,
       queryTimeoutMs: this.config.queryTimeoutMs,
@@ -604,7 +694,7 @@ export class App {
     };
     const probes = createProbes({
       availability: () => this.availability,
-      ping: (signal) => this.db.ping(signal),
+      pings: this.databases().map(({ name, adapter }) => ({ name: name === DEFAULT_ADAPTER ? 'db' : `db:${name}`, ping: (signal: AbortSignal) => adapter.ping(signal) })),
       checks: this.config.readinessChecks,
       healthCheckDB: this.config.healthCheckDB ?? false,
       timeoutMs: this.config.healthTimeoutMs,
@@ -653,7 +743,7 @@ export class App {
             deps,
             null,
             'list',
-            searchChain(searched.map((model) => ({ model, allowance: allowanceChain(this.pipeline, model, this.config.trace, this.log) }))),
+            searchChain(searched.map((model) => ({ model, allowance: allowanceChain(this.pipeline, model, this.config.trace, this.log), adapter: this.adapterOf(model) }))),
           );
           table.add('GET', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
           table.add('HEAD', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
@@ -752,8 +842,8 @@ export class App {
     if (this.server) throw new ConfigError('the server is already started');
     await this.ready();
     await this.keyring();
-    const adapter = this.db;
-    await adapter.init(this.log);
+    this.checkAdapters();
+    for (const { adapter } of this.databases()) await adapter.init(this.log);
     const strict = { strict: true, strictBy: 'strictMigrations' };
     if (!this.config.disableAutoMigrate) await this.migrate(this.config.strictMigrations ? strict : {});
     // A server that does not migrate checks that the schema serves the models as it is.
@@ -827,7 +917,7 @@ export class App {
 
   /** Keeps an app handed over from until its requests have ended; its resources are released at shutdown. */
   private retire(app: App): void {
-    this.closers.push(...app.closers.splice(0), () => app.adapter?.close());
+    this.closers.push(...app.closers.splice(0), () => app.closeDatabases());
     if (app.inflight.count === 0) return;
     this.retiring.add(app);
     app.inflight.drained = () => {
@@ -876,14 +966,14 @@ export class App {
       await closed;
     }
     const successor = this.successor;
-    for (const close of [...(successor?.closers.splice(0) ?? []), ...(successor ? [() => successor.adapter?.close()] : []), ...this.closers.splice(0)]) {
+    for (const close of [...(successor?.closers.splice(0) ?? []), ...(successor ? [() => successor.closeDatabases()] : []), ...this.closers.splice(0)]) {
       try {
         await close();
       } catch (error) {
         this.log.error({ err: String(error) }, 'closing a hook resource failed');
       }
     }
-    await this.adapter?.close();
+    await this.closeDatabases();
     this.log.info({}, 'stopped');
     await settleLogger(this.config.logger ?? this.log);
   }
@@ -949,6 +1039,47 @@ const FILE_USER_STEPS = ['auth'] as const;
 
 /** How long a second stop signal waits for the log's writes under way before it ends the process. */
 const SECOND_SIGNAL_LOG_WAIT_MS = 1000;
+
+/** What App.migrate reports: every database's changes together, and each one's on its own (`default` first). */
+export interface AppMigrationReport extends MigrationReport {
+  adapters: { name: string; report: MigrationReport }[];
+}
+
+/** The reports of several databases as one (a single report as it is). */
+function mergeReports(reports: readonly MigrationReport[]): MigrationReport {
+  if (reports.length === 1) return reports[0];
+  return {
+    createdTables: reports.flatMap((r) => r.createdTables),
+    addedColumns: reports.flatMap((r) => r.addedColumns),
+    renamedColumns: reports.flatMap((r) => r.renamedColumns),
+    statements: reports.flatMap((r) => r.statements),
+    warnings: reports.flatMap((r) => r.warnings),
+    findings: reports.flatMap((r) => r.findings),
+    applied: reports.every((r) => r.applied),
+  };
+}
+
+const NO_DATABASE = 'no database: pass `db` to createServer or call app.setDB(openSqlite(...)) before start';
+
+const adapterLabel = (name: string | null) => (name && name !== DEFAULT_ADAPTER ? `adapter "${name}"` : 'the default adapter');
+
+/** A model routed to an adapter that was never registered: which, and how to register it. */
+function missingAdapterMessage(name: string, models: readonly string[], known: readonly string[]): string {
+  const which = models.length === 1 ? `model ${models[0]} is` : `models ${models.join(', ')} are`;
+  const registered = known.length > 0 ? ` (named adapters registered: ${known.join(', ')})` : ' (no named adapter is registered)';
+  return `${which} served by adapter "${name}" (adapter:${name}), which was never registered${registered}: call app.setDB(openPostgres(...) or openSqlite(...), { name: '${name}' }) before start, or remove adapter:${name}`;
+}
+
+/** A relation between models on two adapters: both models, both adapters, and the ways out. */
+function crossingMessage(model: ModelMeta, relation: RelationManifest, other: ModelMeta): string {
+  const junction = relation.kind === 'manyToMany' && other.name === relation.through ? 'its junction ' : '';
+  const at = relation.source ? ` (${relation.source.file}:${relation.source.line}:${relation.source.col})` : '';
+  return (
+    `relation ${model.name}.${relation.key}${at} joins models on two databases: ${model.name} is on ${adapterLabel(model.options.adapter)}, ` +
+    `${junction}${other.name} on ${adapterLabel(other.options.adapter)}; mfx does not join or include across databases: ` +
+    `give both models the same adapter:NAME, or drop the relation and keep the id as a plain field`
+  );
+}
 
 /** Creates a server from a configuration (step 1 of the startup order). */
 export function createServer(config: ServerConfig = {}): App {

@@ -48,6 +48,18 @@ describe('diagnostics', () => {
     assert.equal(result.manifest, undefined);
   });
 
+  it('adapter:NAME needs a name an adapter can be registered under', () => {
+    check(
+      'adapter-name.ts',
+      expected(
+        'adapter-name.ts',
+        'AdapterWithSpace',
+        "AdapterWithSpace: 'adapter:my db' is invalid: 'my db' is not an adapter name. Write adapter:NAME where an adapter name starts with a letter, then letters, digits, _ or -, at most 63 characters (such as analytics or reports_pg)",
+      ),
+      expected('adapter-name.ts', 'AdapterWithoutName', "AdapterWithoutName: 'adapter' is invalid: 'adapter' needs a value. Write 'adapter:NAME'"),
+    );
+  });
+
   it('min and max on a string point to minlen and maxlen', () => {
     check(
       'min-max-on-string.ts',

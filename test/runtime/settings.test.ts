@@ -62,7 +62,7 @@ describe('one row drives default, environment and flag', () => {
     assert.equal(readCommandLine('serve', [], { STRICT_MIGRATIONS: 'yes' }).server.strictMigrations, true);
     assert.equal(readCommandLine('serve', ['--strict-migrations'], {}).server.strictMigrations, true);
     assert.throws(() => readCommandLine('serve', [], { STRICT_MIGRATIONS: 'maybe' }), { message: 'mfx: environment variable STRICT_MIGRATIONS="maybe" must be true or false (also 1/0, yes/no, on/off)' });
-    assert.deepEqual(readCommandLine('migrate', ['--plan', '--strict'], { STRICT_MIGRATIONS: 'no' }).options, { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', plan: true, strict: true });
+    assert.deepEqual(readCommandLine('migrate', ['--plan', '--strict'], { STRICT_MIGRATIONS: 'no' }).options, { manifest: '.mfx', dbWriteUrl: 'sqlite:./mfx.db', app: undefined, plan: true, strict: true });
     assert.equal(readCommandLine('migrate', [], { STRICT_MIGRATIONS: 'yes' }).options.strict, false, 'the variable is the server\'s');
   });
 
@@ -118,7 +118,7 @@ describe('one row drives default, environment and flag', () => {
   });
 
   it('refuses unknown flags naming the known ones, and bad values naming the flag or variable', () => {
-    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)' });
+    assert.throws(() => readCommandLine('migrate', ['--port', '1'], {}), { message: 'mfx migrate: unknown flag --port (known: --manifest, --db, --app, --plan, --strict)' });
     assert.throws(() => readCommandLine('serve', ['--port', 'eighty'], {}), { message: 'mfx serve: flag --port="eighty" must be a whole number from 0 to 65535' });
     assert.throws(() => readCommandLine('serve', ['--port'], {}), { message: 'mfx serve: --port needs a value (N)' });
     assert.throws(() => readCommandLine('serve', ['--no-docs=1'], {}), { message: 'mfx serve: --no-docs takes no value' });
@@ -182,6 +182,6 @@ describe('the mfx commands read the table', () => {
   it('a flag the command does not read is refused in one line naming the known ones, then the usage', async () => {
     const run = await runMfx(['migrate', '--port', '1']);
     assert.equal(run.code, 2);
-    assert.equal(run.stderr, `mfx migrate: unknown flag --port (known: --manifest, --db, --plan, --strict)\n\n${usage('migrate')}`);
+    assert.equal(run.stderr, `mfx migrate: unknown flag --port (known: --manifest, --db, --app, --plan, --strict)\n\n${usage('migrate')}`);
   });
 });

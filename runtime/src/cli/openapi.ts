@@ -25,14 +25,17 @@ export async function main(argv: string[]): Promise<number> {
   // The document serve publishes: the module's documentation settings, public.
   const app = createServer({ ...base, documentation: { ...base.documentation, public: true }, logger: silentLogger, handleSignals: false });
   app.register(loadManifest(options.manifest), module.overrides);
-  app.setDB(offlineAdapter(app.registry));
+  const offline = offlineAdapter(app.registry);
+  app.setDB(offline);
+  // Models declared adapter:NAME are documented alike: the offline adapter stands for every database (the module may set real ones).
+  for (const name of new Set(app.registry.all().flatMap((m) => (m.options.adapter ? [m.options.adapter] : [])))) app.setDB(offline, { name });
   await module.default?.(app);
   await app.ready();
   try {
     app.handler();
     process.stdout.write(`${JSON.stringify(app.document(), null, 2)}\n`);
   } finally {
-    await app.db.close();
+    await app.closeDatabases();
   }
   return 0;
 }

@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`mfx rollups: no rollup is declared; declare them with app.rollup({ parent, field, child, via, op }) in the --app module${options.app ? ` (${options.app})` : ''}\n`);
       return 1;
     }
-    await adapter.init(silentLogger);
+    for (const database of app.databases()) await database.adapter.init(silentLogger);
     const progress = progressWriter(process.stderr);
     const report = await backfillRollups(app, {
       onProgress: (p) => (progress.show(`recomputed ${p.done}/${p.total} rows (${p.model})`, p.total > 0 ? p.done / p.total : 1), !signals.interrupted),
@@ -62,6 +62,6 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     signals.release();
-    await adapter.close();
+    await app.closeDatabases();
   }
 }

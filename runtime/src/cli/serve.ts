@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     ({ url: listening } = (await startup) as { url: string });
   } catch (error) {
     // A refused start (strictMigrations, say) leaves no pool open to keep the process alive.
-    await started.db.close();
+    await started.closeDatabases();
     throw error;
   }
   const database = [shownDatabaseUrl(options.dbWriteUrl), ...(options.dbReadUrl ? [`reads ${shownDatabaseUrl(options.dbReadUrl)}`] : [])].join(', ');

@@ -240,7 +240,7 @@ export const settings = {
   app: {
     scope: 'command',
     doc: 'a module whose default export (app) => void registers hooks, actions and plugins once the database is set, before start; its `export const config` sets server options, which flags and variables override',
-    commands: ['serve', 'openapi', 'rollups'],
+    commands: ['serve', 'migrate', 'openapi', 'rollups'],
     flag: option('app', 'FILE.ts', text),
   },
   docs: {

@@ -18,7 +18,8 @@ import { remoteAddressOf, requestIdOf, sendContext, sendError, traceIdOf } from 
 import type { RouteHandler, RouteParams } from './route-table.js';
 
 export interface DispatchDeps {
-  adapter: () => Adapter;
+  /** The database a route's requests start on: its model's adapter (`adapter:NAME`), the default one for routes without a model. Asked once per route, at mount. */
+  adapter: (model: ModelMeta | null) => Adapter;
   log: Logger;
   panicLog: Logger;
   queryTimeoutMs: number;
@@ -48,6 +49,7 @@ function decodeParams(params: RouteParams): RouteParams {
 /** A generated route as dispatch serves it: built once at mount, shared by its requests. */
 interface ServedRoute extends ContextRoute {
   readonly chain: Chain;
+  readonly adapter: Adapter;
   readonly access: AccessLog;
   /** The deadlines of the app's requests (one queue for all its routes), null without a queryTimeout. */
   readonly deadlines: Deadlines<Exchange> | null;
@@ -71,7 +73,7 @@ function deadlinesOf(deps: DispatchDeps): Deadlines<Exchange> | null {
  * table.add('GET', '/api/posts/:id', routeHandler(deps, post, 'read', chain));
  */
 export function routeHandler(deps: DispatchDeps, model: ModelMeta | null, op: Op, chain: Chain): RouteHandler {
-  const route: ServedRoute = { model, op, log: deps.log, chain, access: accessLog(deps.log, model?.name, op), deadlines: deadlinesOf(deps) };
+  const route: ServedRoute = { model, op, log: deps.log, chain, adapter: deps.adapter(model), access: accessLog(deps.log, model?.name, op), deadlines: deadlinesOf(deps) };
   return (req, res, params, path, search) => void dispatch(deps, route, req, res, params, path, search);
 }
 
@@ -136,7 +138,7 @@ async function dispatch(
   const inflight = deps.inflight;
   inflight.count++;
   const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
-  const ctx = new Context(route, req, res, decodeParams(params), requestId, traceIdOf(req, requestId), deps.adapter(), search);
+  const ctx = new Context(route, req, res, decodeParams(params), requestId, traceIdOf(req, requestId), route.adapter, search);
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
   ctx.identity = presetIdentityOf(req);
   if (readsPrimaryFromStart(req, deps.readPrimaryHeader)) ctx.cancel.pinPrimary();

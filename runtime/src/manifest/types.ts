@@ -267,6 +267,22 @@ export interface Manifest {
   models: ModelManifest[];
 }
 
+/** The name of the adapter that models without `adapter:NAME` (or with `adapter:default`) use: the one `app.setDB(adapter)` sets. */
+export const DEFAULT_ADAPTER = 'default';
+
+/**
+ * Why `name` cannot name a database adapter (`adapter:NAME`, `app.setDB(adapter, { name })`), or null when it can:
+ * a letter, then letters, digits, `_` or `-`, at most 63 characters. One rule for the compiler and the runtime.
+ *
+ * @example
+ * adapterNameProblem('analytics'); // null
+ * adapterNameProblem('my db');     // 'an adapter name starts with a letter ...'
+ */
+export function adapterNameProblem(name: unknown): string | null {
+  if (typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_-]{0,62}$/.test(name)) return null;
+  return 'an adapter name starts with a letter, then letters, digits, _ or -, at most 63 characters (such as analytics or reports_pg)';
+}
+
 /** Name of the export in validators.js that validates a model's create or update body. */
 export function validatorExportName(model: string, op: 'create' | 'update'): string {
   return `${model}__${op}`;

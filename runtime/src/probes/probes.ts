@@ -30,13 +30,13 @@ export interface ProbesConfig {
 
 export type Availability = 'starting' | 'ready' | 'stopping';
 
-/** Refuses readiness check names that are empty, duplicated or `db` (the built-in one). */
+/** Refuses readiness check names that are empty, duplicated or `db`/`db:NAME` (the built-in ones). */
 export function validateReadinessChecks(checks: readonly ReadinessCheck[]): void {
   const seen = new Set<string>();
   for (const check of checks) {
     const name = check?.name;
     if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('a readiness check has an empty name; give every check a unique name');
-    if (name === 'db') throw new ConfigError('readiness check name "db" is reserved for the built-in database check; rename it');
+    if (name === 'db' || name.startsWith('db:')) throw new ConfigError(`readiness check name "${name}" is reserved for the built-in database checks (db, and db:NAME for each named adapter); rename it`);
     if (seen.has(name)) throw new ConfigError(`readiness check "${name}" is registered twice; names must be unique`);
     if (typeof check.check !== 'function') throw new ConfigError(`readiness check "${name}" has no check function`);
     seen.add(name);
@@ -45,7 +45,8 @@ export function validateReadinessChecks(checks: readonly ReadinessCheck[]): void
 
 export interface ProbeDeps {
   availability: () => Availability;
-  ping: (signal: AbortSignal) => Promise<void>;
+  /** The built-in database checks: `db` (the default adapter), then `db:NAME` for each named adapter (`app.setDB(adapter, { name })`). */
+  pings: readonly DatabasePing[];
   checks: readonly ReadinessCheck[];
   healthCheckDB: boolean;
   timeoutMs: number;
@@ -53,6 +54,12 @@ export interface ProbeDeps {
   log: Logger;
   /** Headers every response carries (X-Request-Id, X-Service-Name). */
   headers: (req: IncomingMessage) => Record<string, string>;
+}
+
+/** One database's readiness check. */
+export interface DatabasePing {
+  name: string;
+  ping: (signal: AbortSignal) => Promise<void>;
 }
 
 type CheckResults = Record<string, 'ok' | 'error'>;
@@ -84,9 +91,9 @@ export function createProbes(deps: ProbeDeps) {
   const runAll = (): Promise<CheckResults> => {
     inFlight ??= (async () => {
       const signal = AbortSignal.timeout(deps.timeoutMs);
-      const names = ['db', ...deps.checks.map((c) => c.name)];
+      const names = [...deps.pings.map((p) => p.name), ...deps.checks.map((c) => c.name)];
       const results = await Promise.all([
-        runCheck('db', deps.ping, signal, deps.log),
+        ...deps.pings.map((p) => runCheck(p.name, p.ping, signal, deps.log)),
         ...deps.checks.map((c) => runCheck(c.name, c.check, signal, deps.log)),
       ]);
       return Object.fromEntries(names.map((n, i) => [n, results[i]])) as CheckResults;
@@ -125,8 +132,10 @@ export function createProbes(deps: ProbeDeps) {
 
     async health(req: IncomingMessage, res: ServerResponse) {
       if (!deps.healthCheckDB) return json(req, res, 200, { status: 'ok' });
-      const result = await runCheck('db', deps.ping, AbortSignal.timeout(deps.timeoutMs), deps.log);
-      json(req, res, result === 'ok' ? 200 : 503, { status: result === 'ok' ? 'ok' : 'degraded' });
+      const signal = AbortSignal.timeout(deps.timeoutMs);
+      const results = await Promise.all(deps.pings.map((p) => runCheck(p.name, p.ping, signal, deps.log)));
+      const ok = results.every((r) => r === 'ok');
+      json(req, res, ok ? 200 : 503, { status: ok ? 'ok' : 'degraded' });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { ConfigError, RegistrationClosedError } from '../errors/api-error.js';
 import { type ResolvedLocales, resolveLocales } from '../locale/options.js';
 import type { LoadedManifest } from '../manifest/load.js';
-import { type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
+import { adapterNameProblem, type ModelOptions, type QueryLimits, validatorExportName } from '../manifest/types.js';
 import type { ModelMiddleware } from '../pipeline/types.js';
 import { ModelMeta } from './model-meta.js';
 
@@ -172,6 +172,12 @@ export class Registry {
 /** Refuses an override of an option the manifest's schema, SQL or validators depend on. */
 function checkOverride(model: string, override: ModelOverrides): void {
   for (const option of Object.keys(override)) {
+    if (option === 'adapter') {
+      const name = override.adapter;
+      const problem = name === null || name === undefined ? null : adapterNameProblem(name);
+      if (problem) throw new ConfigError(`overrides for model ${model} set adapter to ${JSON.stringify(name)}: ${problem}; null serves the model from the default adapter`);
+      continue;
+    }
     if ((OVERRIDABLE as readonly string[]).includes(option) || option === 'middleware') continue;
     const directive = SCHEMA_OPTIONS[option];
     if (directive) {

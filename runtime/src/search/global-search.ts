@@ -7,6 +7,7 @@
  * snippet, score}]}`. Mounted only when a model opted in; otherwise the path
  * answers 404 like any unknown one.
  */
+import type { Adapter } from '../db/adapter.js';
 import { ApiError } from '../errors/api-error.js';
 import { mapDbError } from '../db/errors.js';
 import { hookMeta, type RegisteredHook } from '../pipeline/hook-meta.js';
@@ -67,6 +68,8 @@ export function allowanceChain(pipeline: Pipeline, model: ModelMeta, trace: Trac
 interface Searched {
   model: ModelMeta;
   allowance: Chain;
+  /** The database the model is served from (its `adapter:NAME`): each model is searched on its own. */
+  adapter: Adapter;
 }
 
 /** The parameters of one search, checked. */
@@ -143,18 +146,18 @@ export function searchChain(searched: readonly Searched[]): Chain {
       return;
     }
     const perModel: SearchHit[][] = [];
-    for (const { model, allowance } of request.models) {
-      const scope = await allowedScope(ctx, model, allowance);
+    for (const { model, allowance, adapter } of request.models) {
+      const scope = await allowedScope(ctx, model, allowance, adapter);
       if (scope === null) continue;
-      perModel.push(await searchModel(ctx, model, scope, request));
+      perModel.push(await searchModel(ctx, model, adapter, scope, request));
     }
     ctx.respond(200, { data: mergeFairly(perModel, request.limit) });
   };
 }
 
 /** Runs a model's allowance on a context of its own; its scope, or null when the caller may not list the model. */
-async function allowedScope(ctx: Context, model: ModelMeta, allowance: Chain) {
-  const sub = new Context({ model, op: 'list', log: ctx.log }, ctx.req, ctx.res, {}, ctx.requestId, ctx.traceId, ctx.adapter, ctx.searchParams.toString());
+async function allowedScope(ctx: Context, model: ModelMeta, allowance: Chain, adapter: Adapter) {
+  const sub = new Context({ model, op: 'list', log: ctx.log }, ctx.req, ctx.res, {}, ctx.requestId, ctx.traceId, adapter, ctx.searchParams.toString());
   sub.remoteAddress = ctx.remoteAddress;
   try {
     await allowance(sub);
@@ -167,8 +170,8 @@ async function allowedScope(ctx: Context, model: ModelMeta, allowance: Chain) {
   return sub.scopeIfAny;
 }
 
-async function searchModel(ctx: Context, model: ModelMeta, scope: Context['scopeIfAny'], request: SearchRequest): Promise<SearchHit[]> {
-  const dialect = ctx.db.dialect;
+async function searchModel(ctx: Context, model: ModelMeta, adapter: Adapter, scope: Context['scopeIfAny'], request: SearchRequest): Promise<SearchHit[]> {
+  const dialect = adapter.dialect;
   const sql = new SqlBuilder(dialect);
   const alias = 't';
   dialect.searchRanked(sql, {
@@ -184,7 +187,9 @@ async function searchModel(ctx: Context, model: ModelMeta, scope: Context['scope
     },
   });
   try {
-    const rows = await ctx.db.all(sql.sql, sql.params, { signal: ctx.cancel });
+    // The search's own transaction, when a hook opened one, is on the default adapter: it serves the models there.
+    const db = adapter === ctx.adapter ? ctx.db : adapter;
+    const rows = await db.all(sql.sql, sql.params, { signal: ctx.cancel });
     return rows.map((row) => ({ model: model.name, id: String(row.id), snippet: String(row.snippet ?? ''), score: scoreOf(Number(row.rank)) }));
   } catch (error) {
     throw mapDbError(error, dialect, 'list');

@@ -70,12 +70,13 @@ const members: Member[] = [];
 const logger: Logger = silentLogger;
 const url = process.env.DB_URL ?? 'sqlite::memory:';
 const db: Adapter = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length), app.registry) : openPostgres({ writeUrl: url }, app.registry);
-app.setDB(db);
+app.setDB(db, { name: 'default' }); // the same as app.setDB(db); a model declared adapter:NAME needs app.setDB(other, { name: 'NAME' })
 const scheduling: SchedulerOptions = { interval: '1m', batchSize: 100, onSetField: (model, id, field, value) => logger.info({ model, id, field, value }, 'scheduled field set') };
 app.scheduler(scheduling);
-const dialect: SqlDialect = db.dialect;
+const dialect: SqlDialect = app.adapterOf('Team').dialect;
+const databases: { name: string; adapter: Adapter }[] = app.databases();
 const command: Command = 'serve';
 const { url: listening } = await app.start();
 const swept: SweepReport = await app.sweepScheduled();
-logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, command, swept }, 'consumer started');
+logger.info({ members: members.length, models: modelNames(loaded.manifest.models), dialect: dialect.name, databases: databases.map((d) => d.name), command, swept }, 'consumer started');
 process.stdout.write(`consumer serving ${listening}\n`);

@@ -151,7 +151,6 @@ export async function rotateKeys(app: App, options: RotateOptions): Promise<Rota
   if (list.some((t) => t.fields.some((f) => f.companion)) && !(await keyring.ensure(keyring.indexKeyId))) {
     throw new ConfigError(`rotate-keys: encrypted,unique fields need the blind-index key "${keyring.indexKeyId}"`);
   }
-  const db = app.db;
   const limit = options.batchSize ?? DEFAULT_BATCH;
   const report: RotateReport = { rows: 0, fields: 0, failures: [], lastId: null, complete: false };
 
@@ -159,7 +158,7 @@ export async function rotateKeys(app: App, options: RotateOptions): Promise<Rota
   let seen = 0;
   for (const target of list) {
     for (let after = target.after; ; ) {
-      const rows = await batch(db, target, after, limit, false);
+      const rows = await batch(app.adapterOf(target.model), target, after, limit, false);
       if (rows.length === 0) break;
       for (const row of rows) {
         let changes = 0;
@@ -183,7 +182,7 @@ export async function rotateKeys(app: App, options: RotateOptions): Promise<Rota
   report.fields = 0;
   for (const target of list) {
     for (let after = target.after; ; ) {
-      const done = await db.transaction(async (tx) => {
+      const done = await app.adapterOf(target.model).transaction(async (tx) => {
         const rows = await batch(tx, target, after, limit, true);
         for (const row of rows) {
           const sql = new SqlBuilder(tx.dialect).text('UPDATE ').id(target.model.table).text(' SET ');

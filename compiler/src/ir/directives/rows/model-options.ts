@@ -1,5 +1,5 @@
 // Model options.
-import type { QueryLimits } from '@mfx/runtime/manifest';
+import { adapterNameProblem, DEFAULT_ADAPTER, type QueryLimits } from '@mfx/runtime/manifest';
 import { didYouMean } from '../../suggest.js';
 import { type DirectiveRow, BASE_OPTIONS, type BaseOption, type BaseOptionColumn } from '../rule.js';
 import { DirectiveProblem, parseChoice, parseInteger, parseList, parseNamedList } from '../values.js';
@@ -145,14 +145,21 @@ export interface Memo extends Model {
     summary: 'route the model to a named database adapter',
     docs: {
       syntax: ['adapter:NAME'],
-      text: 'Routes the model to a named database adapter.',
-      limits: 'This version serves every model from the one database the server opens: the name is recorded in the manifest and not used yet.',
+      text: "Serves the model from the database adapter registered under NAME with `app.setDB(adapter, { name: 'NAME' })` (NAME: a letter, then letters, digits, `_` or `-`, at most 63 characters): its reads, writes, transactions, history table and migration all run there, and `/ready` pings it as `db:NAME`. `adapter:default` is the adapter `app.setDB(adapter)` sets; system tables (idempotency keys, outbox, jobs) stay there. A model whose adapter was never registered is a startup error, and so is a relation or include between models on two adapters: mfx does not join across databases. See [per-model databases](deployment.md#per-model-databases).",
       example: `/** @mfx adapter:analytics */
 export interface PageView extends Model {
   path: string;
 }`,
     },
-    model: { parse: (use) => text(use, 'NAME'), apply: (name: string, model) => void (model.ir.options.adapter = name) },
+    model: {
+      parse: (use) => {
+        const name = text(use, 'NAME');
+        const problem = adapterNameProblem(name);
+        if (problem) throw new DirectiveProblem(`'${name}' is not an adapter name`, `Write adapter:NAME where ${problem}`);
+        return name === DEFAULT_ADAPTER ? null : name;
+      },
+      apply: (name: string | null, model) => void (model.ir.options.adapter = name),
+    },
   },
   {
     name: 'query_limits',
