@@ -488,7 +488,7 @@ export class App {
   private scheduledRunner(): ScheduledRunner {
     if (!this.built) throw new ConfigError('sweepScheduled needs the models sealed: build the handler (app.handler() or app.start()) first');
     this.runner ??= new ScheduledRunner(
-      { db: this.db, store: (name) => this.store(name), observers: this.observers, transitions: transitionsOf(this.registry.all()), log: this.log },
+      { dbOf: (model) => this.adapterOf(model), store: (name) => this.store(name), observers: this.observers, transitions: transitionsOf(this.registry.all()), log: this.log },
       this.schedulerOptions,
     );
     return this.runner;

@@ -134,6 +134,18 @@ describe('per-model adapters: SQLite and PostgreSQL in one server', { skip: post
     assert.deepEqual((await server.request('GET', `/authors/${ada.id}/history`)).body.data.map((h: { operation: string }) => h.operation), ['update', 'create']);
   });
 
+  it('sweeps scheduled transitions of a PostgreSQL model on its own database', async () => {
+    const example = await site('sweep.example');
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const due = (await server.request('POST', '/page_views', { body: { path: '/expired', siteId: example.id, purgeAt: past } })).body.data;
+    const kept = (await server.request('POST', '/page_views', { body: { path: '/kept', siteId: example.id } })).body.data;
+    const report = await server.app.sweepScheduled();
+    assert.equal(report.hardDeleted, 1);
+    assert.equal(report.failed, 0);
+    assert.deepEqual(await postgresRows(analytics.url, 'SELECT id FROM page_views WHERE id = ANY($1) ORDER BY path', [[due.id, kept.id]]), [{ id: kept.id }]);
+    assert.equal((await server.request('GET', `/page_views/${due.id}`)).status, 404);
+  });
+
   it('aggregates and exports a PostgreSQL model on its own database, and app.aggregate() does too', async () => {
     const example = await site('stats.example');
     for (const [path, hits] of [['/a', 2], ['/b', 5]] as const) {
@@ -340,7 +352,7 @@ describe('per-model adapters: mfx migrate and mfx serve with an --app module tha
       const plan = await runMfx(['migrate', '--plan', '--manifest', manifest, '--db', main.url, '--app', APP], { env });
       assert.equal(plan.code, 0, plan.stderr);
       assert.match(plan.stdout, /^-- sqlite:\S+ does not exist yet: the plan is for an empty database\n-- adapter default:\n-- the migration would run 5 statements in one transaction \(nothing was run\):\nCREATE TABLE IF NOT EXISTS "authors"/);
-      assert.match(plan.stdout, /\n-- adapter analytics:\n-- the migration would run 7 statements in one transaction \(nothing was run\):\nCREATE TABLE IF NOT EXISTS "page_views"/);
+      assert.match(plan.stdout, /\n-- adapter analytics:\n-- the migration would run 8 statements in one transaction \(nothing was run\):\nCREATE TABLE IF NOT EXISTS "page_views"/);
       assert.deepEqual(await main.tables(), []);
       assert.deepEqual(await analytics.tables(), []);
 

@@ -14,6 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { JsonValue } from '../manifest/types.js';
 import type { WriteCaller, WriteObservers } from '../pipeline/write-observers.js';
 import { type Duration, durationMs } from '../config/readers.js';
+import type { ModelMeta } from '../registry/model-meta.js';
 import type { ModelStore } from '../store/model-store.js';
 import { type Applied, applyTransition, dueIds, type Transition } from './transitions.js';
 
@@ -42,7 +43,8 @@ export const DEFAULT_SCHEDULER_BATCH = 500;
 
 /** What the runner needs of the app, resolved when the app is sealed. */
 export interface SchedulerDeps {
-  db: Adapter;
+  /** The database a model is served from (its adapter:NAME, or the default one). */
+  dbOf(model: ModelMeta): Adapter;
   store(model: string): ModelStore;
   observers: WriteObservers;
   transitions: readonly Transition[];
@@ -128,7 +130,8 @@ export class ScheduledRunner {
 
   /** Every due row of one scheduled field, batch after batch, until none is left. */
   private async sweepField(transition: Transition, sweepId: string, report: SweepReport): Promise<void> {
-    const { db, observers, log } = this.deps;
+    const { observers, log } = this.deps;
+    const db = this.deps.dbOf(transition.model);
     const store = this.deps.store(transition.model.name);
     const failed = new Set<string>();
     for (;;) {
