@@ -675,6 +675,7 @@ export class App {
       registry: this.registry,
       pathPrefix: this.config.pathPrefix,
       store: (name) => this.store(name),
+      adapterOf: (model) => this.adapterOf(model),
       onStop: (fn) => this.closers.push(fn),
       onStart: (fn) => this.starters.push(fn),
       observeWrites: (observer, models) => this.observers.add(observer, models),

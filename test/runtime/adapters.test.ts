@@ -7,7 +7,7 @@ import { relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { type App, createServer, idempotency, MigrationRefused, openPostgres, openSqlite, SqlIdempotencyStore, transaction } from '@mfx/runtime';
+import { type App, createServer, idempotency, memoryBus, MigrationRefused, openPostgres, openSqlite, outboxBus, publishEvents, SqlIdempotencyStore, transaction } from '@mfx/runtime';
 import { freshSchema, sqliteFileBackend } from '../support/backends.js';
 import { cliDatabase, cliSuite, runMfx, servingUrl } from '../support/cli.js';
 import { fixtureManifestDir, loadFixture } from '../support/fixtures.js';
@@ -230,6 +230,32 @@ describe('per-model adapters: startup errors', { skip: postgres.skip }, () => {
     });
     assert.deepEqual(await sqliteTables(app), []);
     await app.closeDatabases();
+  });
+
+  it('an outbox publishes only for models on its own database: one on another database stops the start, and a scoped one starts', async () => {
+    const analytics = await freshSchema();
+    const app = await appWith();
+    app.setDB(openPostgres({ writeUrl: analytics.url }, app.registry), { name: 'analytics' });
+    app.use('db', publishEvents(outboxBus(() => app.db, { relayTo: memoryBus() })), { position: 'after' });
+    try {
+      await assert.rejects(app.start(), {
+        name: 'ConfigError',
+        message:
+          "mfx: publishEvents(outbox) writes each event in its write's transaction, but PageView (adapter:analytics), Site (adapter:analytics) are served from another database than the outbox's: scope this publishEvents to the outbox's models ({ models: [...] }) and publish the others' events through a broker bus or memoryBus() (sent after their commit)",
+      });
+    } finally {
+      await app.closeDatabases();
+    }
+    const scoped = await appWith();
+    scoped.setDB(openPostgres({ writeUrl: analytics.url }, scoped.registry), { name: 'analytics' });
+    scoped.use('db', publishEvents(outboxBus(() => scoped.db, { relayTo: memoryBus() })), { position: 'after', models: ['Author', 'Note'] });
+    scoped.use('db', publishEvents(memoryBus()), { position: 'after', models: ['Site', 'PageView'] });
+    try {
+      await scoped.start();
+    } finally {
+      await scoped.stop();
+      await analytics.drop();
+    }
   });
 
   it('the same in code: an adapter override names an adapter that is not registered', async () => {

@@ -102,7 +102,8 @@ export class OutboxBus implements EventBus {
     this.log = options.logger ?? defaultLogger('mfx-outbox');
   }
 
-  private get db(): Adapter {
+  /** The database whose `mfx_outbox` table this bus writes: the events of a model on another database cannot join its write's transaction. */
+  get db(): Adapter {
     return typeof this.database === 'function' ? this.database() : this.database;
   }
 

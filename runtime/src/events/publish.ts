@@ -7,7 +7,7 @@
  * write path changed and nothing of a write that failed.
  */
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '../db/adapter.js';
+import type { Adapter, Executor } from '../db/adapter.js';
 import { ConfigError } from '../errors/api-error.js';
 import { fieldRoles } from '../manifest/roles.js';
 import { describeHook, type RegisteredHook } from '../pipeline/hook-meta.js';
@@ -125,8 +125,9 @@ export function publishEvents(bus: EventBus): Hook {
     role: 'other',
     label: 'publishEvents()',
     ...(tables ? { tables } : {}),
-    setup({ entry, models, observeWrites, onStart, onStop }) {
+    setup({ entry, models, observeWrites, onStart, onStop, adapterOf }) {
       if (entry.step !== 'db' || entry.position !== 'after') throw new ConfigError("publishEvents() belongs at the db step, position after: app.use('db', publishEvents(bus), { position: 'after' })");
+      if (transactional) refuseForeignModels(bus, models, adapterOf);
       const ops = entry.ops ? WRITES.filter((op) => entry.ops!.has(op)) : WRITES;
       published.set(entry, { models, ops });
       const lifecycle = bus as { start?: () => void; stop?: () => Promise<void> };
@@ -155,6 +156,19 @@ export function publishEvents(bus: EventBus): Hook {
       if (ops.includes('delete')) observeWrites({ name: 'publishEvents()', ops: ['delete'], needsBefore: true, needsTransaction: transactional, observe }, names);
     },
   });
+}
+
+/** A transactional bus writes into the write's own transaction, so every model it publishes for must live on the bus's database. */
+function refuseForeignModels(bus: EventBus, models: readonly ModelMeta[], adapterOf: (model: ModelMeta) => Adapter): void {
+  const db = (bus as { db?: Adapter }).db;
+  if (!db) return;
+  const foreign = models.filter((model) => adapterOf(model) !== db);
+  if (foreign.length === 0) return;
+  const names = foreign.map((m) => `${m.name}${m.options.adapter ? ` (adapter:${m.options.adapter})` : ''}`).join(', ');
+  throw new ConfigError(
+    `publishEvents(${bus.kind}) writes each event in its write's transaction, but ${names} ${foreign.length === 1 ? 'is' : 'are'} served from another database than the outbox's: ` +
+      `scope this publishEvents to the outbox's models ({ models: [...] }) and publish the others' events through a broker bus or memoryBus() (sent after their commit)`,
+  );
 }
 
 // Per registration: one publishEvents hook may be registered under several scopes.

@@ -1,3 +1,4 @@
+import type { Adapter } from '../db/adapter.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { Registry } from '../registry/registry.js';
@@ -39,6 +40,8 @@ export interface HookEnvironment {
   /** The mounted models the hook's scope covers. */
   models: ModelMeta[];
   store(model: string): ModelStore;
+  /** The database a model is served from (its `adapter:NAME`, or the default one). */
+  adapterOf(model: ModelMeta): Adapter;
   /** Runs when the server stops (close a Redis client, for example). */
   onStop(fn: () => Promise<void> | void): void;
   /** Runs once the server listens (`app.start()`; never for a handler mounted by hand): an outbox relay starts here. */

@@ -1,3 +1,5 @@
+import type { Adapter } from '../db/adapter.js';
+import type { ModelMeta } from '../registry/model-meta.js';
 import type { Registry } from '../registry/registry.js';
 import type { ModelStore } from '../store/model-store.js';
 import { hookMeta, type RegisteredHook } from './hook-meta.js';
@@ -13,6 +15,7 @@ export interface SetupDeps {
   registry: Registry;
   pathPrefix: string;
   store(model: string): ModelStore;
+  adapterOf(model: ModelMeta): Adapter;
   onStop(fn: () => Promise<void> | void): void;
   onStart(fn: () => Promise<void> | void): void;
   observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
@@ -35,6 +38,7 @@ export function setupHooks(entries: readonly RegisteredHook[], groups: ReadonlyA
       pathPrefix: deps.pathPrefix,
       models: entry.models ? all.filter((m) => entry.models!.has(m.name)) : entry.ops && [...entry.ops].every((op) => op === 'action') ? [] : all,
       store: deps.store,
+      adapterOf: deps.adapterOf,
       onStop: deps.onStop,
       onStart: deps.onStart,
       observeWrites: deps.observeWrites,
