@@ -456,8 +456,8 @@ export class App {
    * Sets up background jobs (DESIGN "Jobs and scheduling"): the worker on
    * `queue`, started and stopped with the server; with `statusRoutes`
    * (default true) the JobStatus model (`GET {prefix}/job_statuses`, writes
-   * 405) and its status rows. Call it before the database adapter is set,
-   * like any model registration.
+   * 405) and its status rows. Call it before start (after setDB when the
+   * queue needs the adapter: `sqlQueue(app.db)`).
    *
    * @example
    * app.jobs({ queue: sqlQueue(db), handlers: { 'report.build': async (job) => ({ url: await build(job.payload) }) } });
@@ -467,9 +467,6 @@ export class App {
     if (this.jobRunner) throw new ConfigError('app.jobs() was already called: one worker per app (give it every handler)');
     const runner = new Jobs(options, () => this.db, this.log);
     if (runner.statusRoutes) {
-      if (this.adapter && !this.adapter.models.includes(JOB_STATUS_MODEL)) {
-        throw new ConfigError('app.jobs() registers the JobStatus model: call it before the database adapter is opened (setDB, openSqlite, openPostgres), or pass statusRoutes: false');
-      }
       this.register(jobStatusModel());
       this.use('service', runner.visibilityHook(), { models: [JOB_STATUS_MODEL], ops: ['list', 'read'], position: 'before' });
     }
@@ -518,6 +515,11 @@ export class App {
     if (options.lock && !this.systemTables.includes(scheduleLockTable)) this.declareTable(scheduleLockTable);
     this.schedules.push({ intervalMs, job, options });
     return this;
+  }
+
+  /** Models the runtime registers itself (the job status model): served on whichever adapter is set, registered before or after it. */
+  private runtimeModels(): string[] {
+    return this.jobRunner?.statusRoutes ? [JOB_STATUS_MODEL] : [];
   }
 
   private jobsOrThrow(what: string): Jobs {
@@ -682,7 +684,8 @@ export class App {
   async migrate(options: MigrateOptions = {}): Promise<AppMigrationReport> {
     this.checkAdapters();
     const plans = this.databases().map(({ name, adapter }) => {
-      const known = new Set(adapter.models);
+      // The runtime's own models (the job status model) live on the default database, registered before or after it was set.
+      const known = new Set([...adapter.models, ...(adapter === this.adapter ? this.runtimeModels() : [])]);
       // Each database gets the tables of the models it serves; the system tables live on the default one.
       const models = this.registry.all().filter((m) => known.has(m.name) && this.adapterOf(m) === adapter);
       return { name, adapter, models, tables: adapter === this.adapter ? this.declaredTables() : [] };
@@ -740,7 +743,11 @@ export class App {
     if (this.built) return this.built;
     this.plugins.assertFinished();
     this.checkAdapters();
-    const late = this.registry.all().filter((model) => !this.adapterOf(model).models.includes(model.name)).map((model) => model.name);
+    const runtimeModels = this.runtimeModels();
+    const late = this.registry
+      .all()
+      .filter((model) => !this.adapterOf(model).models.includes(model.name) && !runtimeModels.includes(model.name))
+      .map((model) => model.name);
     if (late.length > 0) {
       throw new ConfigError(
         `model${late.length > 1 ? 's' : ''} ${late.join(', ')} ${late.length > 1 ? 'were' : 'was'} registered after the database adapter was opened and would not reach it; register every model before openSqlite/openPostgres`,

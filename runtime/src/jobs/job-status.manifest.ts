@@ -7,11 +7,11 @@ export const jobStatusManifest: Manifest = {
     "name": "@mfx/compiler",
     "version": "0.1.0"
   },
-  "sourceHash": "dcd09f087dee2ace754fef9189d18eda74fe5cbfe5bf5ae044d3a7bc9e3680aa",
+  "sourceHash": "af39a29c18c5df0c018c0f0b953bd5fb031ec2da0ac1171ed792dc9aceb31df3",
   "sources": [
     {
       "file": "runtime/src/jobs/job-status.model.ts",
-      "sha256": "78a6a511ab7b2b471ab0d47d4ff12f5bed2eab331926943822f7181df9b33894"
+      "sha256": "850c78dd43b77e89b04abd10f7f404ee6be421786e339c8005f797d81a4bbef4"
     },
     {
       "file": "runtime/src/model.ts",
@@ -35,8 +35,8 @@ export const jobStatusManifest: Manifest = {
           "immutable": false,
           "writeonly": false,
           "hidden": false,
-          "filterable": false,
-          "sortable": false,
+          "filterable": true,
+          "sortable": true,
           "searchable": false,
           "unique": false,
           "index": false,

@@ -8,7 +8,7 @@ import type { Int, Model } from '../model.js';
 /**
  * The state of one background job, written by the worker at enqueue and on
  * every transition; read-only through the API.
- * @mfx base:created_at=filterable|sortable, base:updated_at=filterable|sortable
+ * @mfx base:id=filterable|sortable, base:created_at=filterable|sortable, base:updated_at=filterable|sortable
  */
 export interface JobStatus extends Model {
   /** The job's type, which selects its handler. @mfx filterable, sortable */

@@ -35,7 +35,7 @@ export class Jobs {
 
   constructor(
     readonly options: JobsOptions,
-    db: () => Adapter,
+    private readonly db: () => Adapter,
     private readonly log: Logger,
   ) {
     checkOptions(options);
@@ -82,9 +82,18 @@ export class Jobs {
     const queued = normaliseJob(job, () => crypto.randomUUID());
     const tx = ctx?.tx ?? undefined;
     const enqueued = transitionOf(queued, 'enqueued');
-    const write = async (tx?: Executor) => {
-      await this.queue.enqueue([{ ...job, id: queued.id }], tx);
-      await this.status?.enqueued(queued, tx);
+    // The status row first: a worker may claim the job the moment it is in the queue, and its `running` must come after.
+    const write = async (tx?: Executor): Promise<void> => {
+      if (!this.status) return void (await this.queue.enqueue([{ ...job, id: queued.id }], tx));
+      if (!tx && this.queue.transactional) return this.db().transaction((own) => write(own));
+      await this.status.enqueued(queued, tx);
+      try {
+        await this.queue.enqueue([{ ...job, id: queued.id }], tx);
+      } catch (error) {
+        // Without a transaction to roll it back, the row goes by hand (best effort).
+        if (!tx) await this.status.forget(queued.id).catch(() => {});
+        throw error;
+      }
     };
     const announce = () => {
       this.options.onTransition?.(enqueued);

@@ -9,7 +9,7 @@ import type { Executor } from '../db/adapter.js';
 import type { CompiledValidator, LoadedManifest } from '../manifest/load.js';
 import { validatorExportName } from '../manifest/types.js';
 import { jobStatusManifest } from './job-status.manifest.js';
-import type { QueuedJob } from './types.js';
+import { DuplicateJobError, type QueuedJob } from './types.js';
 
 export const JOB_STATUS_MODEL = 'JobStatus';
 export const JOB_STATUS_TABLE = 'job_statuses';
@@ -62,13 +62,21 @@ export class StatusSink {
   /** The row of a new job, through `tx` when the enqueue joins a transaction. */
   async enqueued(job: QueuedJob, tx?: Executor): Promise<void> {
     const now = new Date().toISOString();
-    await (tx ?? this.db()).raw(
+    const written = await (tx ?? this.db()).raw(
       `INSERT INTO ${JOB_STATUS_TABLE} (id, type, status, actor_id, tenant_id, attempts, result_url, output, error, started_at, completed_at, created_at, updated_at) ` +
         `VALUES (?, ?, 'enqueued', ?, ?, 0, NULL, NULL, NULL, NULL, NULL, ?, ?) ` +
         `ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = 'enqueued', actor_id = excluded.actor_id, tenant_id = excluded.tenant_id, attempts = 0, ` +
-        `result_url = NULL, output = NULL, error = NULL, started_at = NULL, completed_at = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+        `result_url = NULL, output = NULL, error = NULL, started_at = NULL, completed_at = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at ` +
+        // Only a finished job's row starts afresh: one still queued keeps its row, and its id is refused.
+        `WHERE ${JOB_STATUS_TABLE}.status IN ('succeeded', 'dead', 'cancelled') RETURNING id`,
       [job.id, job.type, job.actorId, job.tenantId, now, now],
     );
+    if (written.length === 0) throw new DuplicateJobError(job.id);
+  }
+
+  /** Removes the row of a job whose enqueue failed outside a transaction. */
+  async forget(id: string): Promise<void> {
+    await this.db().raw(`DELETE FROM ${JOB_STATUS_TABLE} WHERE id = ? AND status = 'enqueued'`, [id]);
   }
 
   /** What a transition needs of a job's row (cancelling knows only the id). */
