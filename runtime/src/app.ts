@@ -484,7 +484,7 @@ export class App {
    * @example
    * const id = await app.enqueue({ type: 'report.build', payload: { month: '2026-05' } }, ctx);
    */
-  enqueue(job: NewJob, ctx?: Context): Promise<string> {
+  async enqueue(job: NewJob, ctx?: Context): Promise<string> {
     return this.jobsOrThrow('app.enqueue()').enqueue(job, ctx);
   }
 
@@ -495,7 +495,7 @@ export class App {
    * @example
    * await app.cancelJob(id);
    */
-  cancelJob(id: string): Promise<void> {
+  async cancelJob(id: string): Promise<void> {
     return this.jobsOrThrow('app.cancelJob()').cancel(id);
   }
 

@@ -89,6 +89,8 @@ export class Worker {
   private readonly abort = new AbortController();
   /** Claims held by this worker, released (nack) if the shutdown budget runs out. */
   private readonly held = new Map<string, ClaimedJob>();
+  /** The lease renewal timer of each running job. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly options: WorkerOptions,
@@ -183,6 +185,7 @@ export class Worker {
         (error) => log.warn({ err: String(error) }, 'renewing the job lease failed'),
       );
     }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.renewals.set(job.id, renewal);
     let result: JobResult | void = undefined;
     let failure: unknown = null;
     try {
@@ -191,6 +194,7 @@ export class Worker {
       failure = error ?? new Error('the handler threw without a reason');
     } finally {
       clearInterval(renewal);
+      this.renewals.delete(job.id);
     }
     if (failure === null) {
       if (!(await queue.ack(job))) return lost(log);
@@ -281,6 +285,8 @@ export class Worker {
     if (!finished) {
       this.log.warn({ running: [...this.held.keys()] }, 'shutdown budget passed with jobs running: their claims are released for another worker');
       this.abort.abort();
+      for (const renewal of this.renewals.values()) clearInterval(renewal);
+      this.renewals.clear();
       await Promise.allSettled([...this.held.values()].map((job) => this.options.queue.nack(job)));
     }
   }
