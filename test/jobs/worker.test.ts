@@ -288,6 +288,17 @@ eachBackend('background jobs', (backend) => {
     assert.equal(bad.body.error.code, 'INVALID_QUERY');
   });
 
+  it('refuses an id whose job is still queued, keeping its row, and starts a finished id afresh', async () => {
+    await server.app.enqueue({ type: 'work', id: 'reused', actorId: 'u1', notBefore: new Date(Date.now() + 3_600_000) });
+    await assert.rejects(server.app.enqueue({ type: 'other', id: 'reused' }), { name: 'DuplicateJobError', message: 'a job with id reused is already in the queue; give each job its own id or leave id out' });
+    assert.deepEqual([(await status('reused')).body.data.type, (await status('reused')).body.data.actor_id], ['work', 'u1']);
+    await server.app.cancelJob('reused');
+    await server.app.enqueue({ type: 'work', id: 'reused' });
+    await h.reached('reused', 'succeeded');
+    const row = (await status('reused')).body.data;
+    assert.deepEqual([row.status, row.actor_id, row.attempts], ['succeeded', null, 1]);
+  });
+
   it('answers 405 to writes on job statuses, writing nothing', async () => {
     await server.app.enqueue({ type: 'listed', id: 'no-writes', notBefore: new Date(Date.now() + 3_600_000) });
     const post = await server.request('POST', '/job_statuses', { body: { type: 'x' } });
