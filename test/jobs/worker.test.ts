@@ -323,3 +323,30 @@ eachBackend('background jobs', (backend) => {
     assert.ok('result_url' in schema.properties && 'completed_at' in schema.properties);
   });
 });
+
+eachBackend('background jobs between retries', (backend) => {
+  const failed = new Recorder<JobTransition>();
+  let app: App;
+  const server = useServer(backend, {
+    setup: (a) => void (app = a),
+    prepare: async (adapter) =>
+      void app.jobs({
+        queue: sqlQueue(adapter),
+        handlers: { flaky: () => Promise.reject(new Error('not today')) },
+        backoff: { baseMs: 3_600_000 },
+        pollMs: 10,
+        onTransition: (t) => t.status === 'failed' && failed.push(t),
+      }),
+  });
+
+  it('shows failed over HTTP while the retry waits, without the error, and cancels the waiting job', async () => {
+    await server.app.enqueue({ type: 'flaky', id: 'waits-for-retry' });
+    await failed.next((t) => t.id === 'waits-for-retry');
+    const row = await server.request('GET', '/job_statuses/waits-for-retry');
+    assert.deepEqual([row.body.data.status, row.body.data.attempts, row.body.data.completed_at], ['failed', 1, null]);
+    assert.equal('error' in row.body.data, false);
+    assert.equal((await server.app.db.raw("SELECT error FROM job_statuses WHERE id = 'waits-for-retry'"))[0]!.error, 'not today');
+    await server.app.cancelJob('waits-for-retry');
+    assert.equal((await server.request('GET', '/job_statuses/waits-for-retry')).body.data.status, 'cancelled');
+  });
+});
