@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
+import { type Duration, durationMs, type ResolvedConfig, resolveConfig, type ServerConfig } from './config/config.js';
 import type { Adapter } from './db/adapter.js';
 import { ConfigError, RegistrationClosedError } from './errors/api-error.js';
 import { type ExpressionDefinition, registerExpression } from './aggregate/expression.js';
@@ -62,6 +62,10 @@ import { allowanceChain, SEARCH_PATH, searchChain, searchModels, searchStandalon
 import { searchContribution } from './search/openapi.js';
 import { resolveSchedulerOptions, ScheduledRunner, type SchedulerOptions, type SweepReport } from './scheduler/runner.js';
 import { transitionsOf } from './scheduler/transitions.js';
+import { type EveryOptions, type Schedule, Scheduler, scheduleLockTable } from './jobs/every.js';
+import { Jobs, type JobsOptions } from './jobs/jobs.js';
+import { JOB_STATUS_MODEL, jobStatusModel } from './jobs/status.js';
+import type { NewJob } from './jobs/types.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -130,6 +134,10 @@ export class App {
   private schedulerOptions: SchedulerOptions = {};
   private schedulerOn = false;
   private runner: ScheduledRunner | null = null;
+  /** The worker, queue and status sink of `app.jobs`; null until it is called. */
+  private jobRunner: Jobs | null = null;
+  /** The interval scheduler's jobs (`app.every`), started with the server. */
+  private readonly schedules: Schedule[] = [];
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -444,6 +452,96 @@ export class App {
    * The rollups declared, checked against the registry (which this seals:
    * register every model first). For backfillRollups.
    */
+  /**
+   * Sets up background jobs (DESIGN "Jobs and scheduling"): the worker on
+   * `queue`, started and stopped with the server; with `statusRoutes`
+   * (default true) the JobStatus model (`GET {prefix}/job_statuses`, writes
+   * 405) and its status rows. Call it before start (after setDB when the
+   * queue needs the adapter: `sqlQueue(app.db)`).
+   *
+   * @example
+   * app.jobs({ queue: sqlQueue(db), handlers: { 'report.build': async (job) => ({ url: await build(job.payload) }) } });
+   */
+  jobs(options: JobsOptions): this {
+    if (this.sealed) throw new RegistrationClosedError('app.jobs()');
+    if (this.jobRunner) throw new ConfigError('app.jobs() was already called: one worker per app (give it every handler)');
+    const runner = new Jobs(options, () => this.db, this.log);
+    if (runner.statusRoutes) {
+      this.register(jobStatusModel());
+      this.use('service', runner.visibilityHook(), { models: [JOB_STATUS_MODEL], ops: ['list', 'read'], position: 'before' });
+    }
+    for (const table of runner.queue.tables ?? []) this.declareTable(table);
+    runner.queue.useKeyProvider?.(this.config.keyProvider);
+    this.jobRunner = runner;
+    return this;
+  }
+
+  /**
+   * Enqueues a job and resolves with its id. Given a request context, the
+   * actor, tenant and trace id default to the request's, and the job is
+   * written in the request's transaction (SQL queue) or after it commits.
+   *
+   * @example
+   * const id = await app.enqueue({ type: 'report.build', payload: { month: '2026-05' } }, ctx);
+   */
+  async enqueue(job: NewJob, ctx?: Context): Promise<string> {
+    return this.jobsOrThrow('app.enqueue()').enqueue(job, ctx);
+  }
+
+  /**
+   * Cancels an enqueued job (its status turns `cancelled`). A running job
+   * is refused and an unknown id is an error (both JobCancelError).
+   *
+   * @example
+   * await app.cancelJob(id);
+   */
+  async cancelJob(id: string): Promise<void> {
+    return this.jobsOrThrow('app.cancelJob()').cancel(id);
+  }
+
+  /**
+   * Enqueues `job` every `interval` while the server runs (not durable: a
+   * restart starts the intervals afresh). With `{ lock: true }`, replicas on
+   * one database enqueue it once per interval between them.
+   *
+   * @example
+   * app.every('5m', { type: 'cache.refresh' }, { lock: true });
+   */
+  every(interval: Duration, job: Schedule['job'], options: EveryOptions = {}): this {
+    if (this.sealed) throw new RegistrationClosedError('app.every()');
+    const intervalMs = durationMs(interval, 0, 'app.every() interval');
+    if (intervalMs < 1) throw new ConfigError('app.every() needs an interval of at least 1ms, such as "5m"');
+    if (!job || typeof job.type !== 'string' || job.type === '') throw new ConfigError("app.every() needs a job with a type: app.every('5m', { type: 'cache.refresh' })");
+    if (options.lock && !this.systemTables.includes(scheduleLockTable)) this.declareTable(scheduleLockTable);
+    this.schedules.push({ intervalMs, job, options });
+    return this;
+  }
+
+  /** Models the runtime registers itself (the job status model): served on whichever adapter is set, registered before or after it. */
+  private runtimeModels(): string[] {
+    return this.jobRunner?.statusRoutes ? [JOB_STATUS_MODEL] : [];
+  }
+
+  private jobsOrThrow(what: string): Jobs {
+    if (!this.jobRunner) throw new ConfigError(`${what} needs background jobs: call app.jobs({ queue, handlers }) first`);
+    return this.jobRunner;
+  }
+
+  /** Starts the worker and the interval scheduler; the shutdown stops them (within its budget) before the database closes. */
+  private startJobs(): void {
+    const runner = this.jobRunner;
+    if (this.schedules.length > 0 && !runner) throw new ConfigError('app.every() enqueues jobs: call app.jobs({ queue, handlers }) too');
+    if (!runner) return;
+    const scheduler = new Scheduler(this.schedules, (job) => runner.enqueue(job), () => this.db, this.log);
+    runner.worker.start();
+    scheduler.start();
+    this.closers.push(async () => {
+      scheduler.stop();
+      await runner.worker.stop(this.config.shutdownTimeoutMs);
+      await runner.queue.close();
+    });
+  }
+
   rollups(): readonly Rollup[] {
     this.registry.seal('rollups resolved');
     return this.rollupSet.resolve(this.registry);
@@ -586,7 +684,8 @@ export class App {
   async migrate(options: MigrateOptions = {}): Promise<AppMigrationReport> {
     this.checkAdapters();
     const plans = this.databases().map(({ name, adapter }) => {
-      const known = new Set(adapter.models);
+      // The runtime's own models (the job status model) live on the default database, registered before or after it was set.
+      const known = new Set([...adapter.models, ...(adapter === this.adapter ? this.runtimeModels() : [])]);
       // Each database gets the tables of the models it serves; the system tables live on the default one.
       const models = this.registry.all().filter((m) => known.has(m.name) && this.adapterOf(m) === adapter);
       return { name, adapter, models, tables: adapter === this.adapter ? this.declaredTables() : [] };
@@ -644,7 +743,11 @@ export class App {
     if (this.built) return this.built;
     this.plugins.assertFinished();
     this.checkAdapters();
-    const late = this.registry.all().filter((model) => !this.adapterOf(model).models.includes(model.name)).map((model) => model.name);
+    const runtimeModels = this.runtimeModels();
+    const late = this.registry
+      .all()
+      .filter((model) => !this.adapterOf(model).models.includes(model.name) && !runtimeModels.includes(model.name))
+      .map((model) => model.name);
     if (late.length > 0) {
       throw new ConfigError(
         `model${late.length > 1 ? 's' : ''} ${late.join(', ')} ${late.length > 1 ? 'were' : 'was'} registered after the database adapter was opened and would not reach it; register every model before openSqlite/openPostgres`,
@@ -868,6 +971,7 @@ export class App {
         resolve();
       });
     });
+    this.startJobs();
     this.availability = 'ready';
     for (const start of this.starters.splice(0)) await start();
     this.startScheduler();

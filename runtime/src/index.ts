@@ -122,3 +122,5 @@ export { MemoryBus, memoryBus, type MemoryBusOptions } from './events/memory-bus
 export { OutboxBus, outboxBus, type OutboxOptions, outboxTable } from './events/outbox.js';
 export { dedupe, type DedupeStore, dedupeTable, MemoryDedupeStore, memoryDedupeStore, SqlDedupeStore, sqlDedupeStore, type SqlDedupeOptions } from './events/dedupe.js';
 export { type AsyncEventHandler, email, type EmailOptions, type MailTransport, webhook, WebhookError, type WebhookOptions, webhookSignature } from './events/subscribers.js';
+
+export * from './jobs/index.js';

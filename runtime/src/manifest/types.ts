@@ -186,6 +186,12 @@ export interface ModelOptions {
   maxExportRows: number;
   /** In the global search (`GET {prefix}/search`); absent in manifests written before it: false. */
   globalSearch?: boolean;
+  /**
+   * Served read-only: no create, update or delete routes, so those methods
+   * answer 405. No directive sets it; the runtime's own models do (the job
+   * status model). Absent: false.
+   */
+  readOnly?: boolean;
   optimisticLock: boolean;
   /** JSON name of the keyset pagination field, or null. */
   cursorField: string | null;

@@ -76,8 +76,8 @@ export function responseFieldSchema(model: ModelMeta, field: FieldManifest): Sch
     default:
       schema = scalarSchema(field.type);
   }
-  // The id of a singleton's global row is the fixed word `singleton`.
-  if (field.base === 'id' && !model.options.singleton) schema.format = 'uuid';
+  // The id of a singleton's global row is the fixed word `singleton`; a read-only model's rows are written by the runtime, not by a create (job ids are the caller's).
+  if (field.base === 'id' && !model.options.singleton && !model.options.readOnly) schema.format = 'uuid';
   if (field.enum && enumGuaranteed(field)) schema.enum = enumValues(field);
   if (field.nullable) {
     schema = withNull(schema);

@@ -26,6 +26,7 @@ interface RouteKindSpec {
 
 const every = () => true;
 const collections = (model: ModelMeta) => !model.options.singleton;
+const writable = (model: ModelMeta) => !model.options.readOnly;
 
 /**
  * Every kind of generated route. Order matters: it is the order of the
@@ -34,10 +35,10 @@ const collections = (model: ModelMeta) => !model.options.singleton;
  */
 export const routeKinds = {
   list: { op: 'list', method: 'GET', at: [''], models: collections, served: true },
-  create: { op: 'create', method: 'POST', at: [''], models: collections, served: true },
+  create: { op: 'create', method: 'POST', at: [''], models: (m) => collections(m) && writable(m), served: true },
   read: { op: 'read', method: 'GET', at: ['/:id'], models: every, served: true },
-  update: { op: 'update', method: 'PATCH', at: ['/:id'], models: every, served: true },
-  delete: { op: 'delete', method: 'DELETE', at: ['/:id'], models: collections, served: true },
+  update: { op: 'update', method: 'PATCH', at: ['/:id'], models: writable, served: true },
+  delete: { op: 'delete', method: 'DELETE', at: ['/:id'], models: (m) => collections(m) && writable(m), served: true },
   options: { op: 'options', method: 'OPTIONS', at: ['', '/:id'], models: every, served: true },
   history: { op: 'history', method: 'GET', at: ['/:id/history'], models: (m) => collections(m) && Boolean(m.options.versioned), served: true },
   aggregate: { op: 'list', method: 'GET', at: ['/aggregate'], models: (m) => collections(m) && Boolean(m.options.aggregate), served: true },

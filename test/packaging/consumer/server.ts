@@ -9,6 +9,9 @@ import {
   ApiError,
   type Context,
   type Hook,
+  type JobContext,
+  type JobHandler,
+  type QueuedJob,
   type Logger,
   type RateLimitStore,
   type SchedulerOptions,
@@ -18,6 +21,7 @@ import {
   bearer,
   createServer,
   loadManifest,
+  memoryQueue,
   memoryStore,
   openPostgres,
   openSqlite,
@@ -65,6 +69,11 @@ app.action({
     return { count: Number(first.n) };
   },
 });
+
+// Background jobs on the in-process queue, without the status model (the routes stay those above).
+const report: JobHandler = async (job: QueuedJob, ctx: JobContext) => ({ url: `https://files.example.com/${job.id}?trace=${ctx.traceId}` });
+app.jobs({ queue: memoryQueue(), handlers: { 'team.report': report }, concurrency: 1, statusRoutes: false });
+app.every('1h', { type: 'team.report' });
 
 const members: Member[] = [];
 const logger: Logger = silentLogger;

@@ -1,0 +1,100 @@
+// The worker's shutdown (running handlers awaited within the budget, the
+// claims of those still running released), the interval scheduler and its
+// lock, on the in-process queue and both databases.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type App, memoryQueue, Registry, migrate, scheduleLockTable, silentLogger } from '@mfx/runtime';
+import { takeSlot } from '../../runtime/src/jobs/every.js';
+import { Worker } from '../../runtime/src/jobs/worker.js';
+import { matrix } from '../support/suite.js';
+import { startServer } from '../support/server.js';
+import { gate, Recorder } from '../support/wait.js';
+
+describe('worker shutdown', () => {
+  it('waits for a running handler that ends within the budget', async () => {
+    const queue = memoryQueue();
+    const reached = new Recorder<string>();
+    const held = gate();
+    const done = new Recorder<string>();
+    const worker = new Worker({ queue, handlers: { slow: async (job) => (reached.push(job.id), await held.opened, done.push(job.id), {}) }, pollMs: 5 }, null, silentLogger);
+    await queue.enqueue([{ type: 'slow', id: 'slow-1' }]);
+    worker.start();
+    await reached.next();
+    let stopped = false;
+    const stopping = worker.stop(60_000).then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(stopped, false, 'still waiting for the handler');
+    held.open();
+    await stopping;
+    assert.deepEqual(done.seen, ['slow-1']);
+    assert.deepEqual(await queue.claim({ limit: 10, leaseMs: 1000 }), [], 'the finished job is gone');
+  });
+
+  it('releases the claim of a handler still running when the budget runs out, so another worker takes it at once', async () => {
+    const queue = memoryQueue();
+    const reached = new Recorder<string>();
+    let aborted = false;
+    const worker = new Worker(
+      { queue, handlers: { stuck: (_job, ctx) => new Promise(() => (reached.push('in'), ctx.signal.addEventListener('abort', () => (aborted = true)))) }, pollMs: 5, leaseMs: 3_600_000 },
+      null,
+      silentLogger,
+    );
+    await queue.enqueue([{ type: 'stuck', id: 'stuck-1' }]);
+    worker.start();
+    await reached.next();
+    await worker.stop(20);
+    assert.equal(aborted, true, 'the handler is told through its signal');
+    const [again] = await queue.claim({ limit: 10, leaseMs: 1000 });
+    assert.equal(again?.id, 'stuck-1', 'claimable at once, without waiting for the hour-long lease');
+    assert.equal(again?.attempts, 2);
+  });
+});
+
+describe('interval scheduler', () => {
+  for (const backend of matrix) {
+    describe(`on ${backend.name}`, { skip: backend.skip }, () => {
+      it('enqueues its job every interval while the server runs, and stops with it', async () => {
+        const runs = new Recorder<unknown>();
+        let app!: App;
+        const server = await startServer(backend, {
+          setup: (a) => {
+            app = a;
+            a.jobs({ queue: memoryQueue(), handlers: { tick: async (job) => (runs.push(job.payload), {}) }, pollMs: 5, statusRoutes: false });
+            a.every('15ms', { type: 'tick', payload: { n: 1 } }, { lock: true });
+          },
+        });
+        try {
+          assert.deepEqual(await runs.count(3), [{ n: 1 }, { n: 1 }, { n: 1 }]);
+          const [row] = await app.db.raw('SELECT name FROM mfx_schedule_locks');
+          assert.equal(row?.name, 'tick@15');
+        } finally {
+          await server.close();
+        }
+      });
+
+      it('lets one replica take each interval of a locked schedule', async () => {
+        const { adapter, drop } = await backend.open(new Registry());
+        try {
+          await migrate(adapter, [], silentLogger, [scheduleLockTable]);
+          assert.equal(await takeSlot(adapter, 'report@300000', 7), true);
+          assert.equal(await takeSlot(adapter, 'report@300000', 7), false, 'the other replica, same interval');
+          assert.equal(await takeSlot(adapter, 'report@300000', 6), false, 'a replica behind');
+          assert.equal(await takeSlot(adapter, 'other@300000', 7), true, 'another schedule');
+          assert.equal(await takeSlot(adapter, 'report@300000', 8), true, 'the next interval');
+        } finally {
+          await adapter.close();
+          await drop();
+        }
+      });
+    });
+  }
+
+  it('refuses a bad interval or a job without a type, and app.every without app.jobs at start', async () => {
+    const { createServer } = await import('@mfx/runtime');
+    const app = createServer({ logger: silentLogger });
+    assert.throws(() => app.every('soon', { type: 'x' }), { message: 'mfx: app.every() interval must be a duration such as "500ms", "5s" or "2m", got "soon"' });
+    assert.throws(() => app.every('0ms', { type: 'x' }), { message: 'mfx: app.every() needs an interval of at least 1ms, such as "5m"' });
+    assert.throws(() => app.every('1s', { type: '' }), { message: "mfx: app.every() needs a job with a type: app.every('5m', { type: 'cache.refresh' })" });
+    await assert.rejects(app.enqueue({ type: 'x' }), { message: 'mfx: app.enqueue() needs background jobs: call app.jobs({ queue, handlers }) first' });
+  });
+});
