@@ -148,10 +148,9 @@ export class OutboxBus implements EventBus {
   private statements: { dialect: unknown; sql: RelayStatements } | null = null;
 
   /**
-   * The relay's SQL, quoted once per bus. Marking a batch shipped is one
-   * statement whatever the batch's size (its id list padded with NULL to
-   * `batch`), so each tick reuses a prepared statement instead of compiling
-   * a new one for every batch size.
+   * The relay's SQL, quoted once per bus (per dialect); marking a batch
+   * shipped lists its ids (`shipped(n)`, one statement per size, which the
+   * adapter's statement cache keeps).
    */
   private get sql(): RelayStatements {
     const dialect = this.db.dialect;
@@ -163,7 +162,7 @@ export class OutboxBus implements EventBus {
       waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
       claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
       earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
-      shipped: `UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${Array.from({ length: this.batch }, () => '?').join(', ')})`,
+      shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
       broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${id} = ?`,
       prune: `DELETE FROM ${t} WHERE ${shipped} IS NOT NULL AND ${shipped} <= ? RETURNING ${id}`,
     };
@@ -192,7 +191,7 @@ export class OutboxBus implements EventBus {
         if (earlier.length > 0) return 0;
       }
       const events: MfxEvent[] = [];
-      const ok: (string | null)[] = [];
+      const ok: string[] = [];
       const broken: { id: string; error: string }[] = [];
       for (const row of rows) {
         const decoded = decode(row);
@@ -207,11 +206,7 @@ export class OutboxBus implements EventBus {
       }
       if (events.length > 0) await this.relayTo.publish(events);
       const now = Date.now();
-      if (ok.length > 0) {
-        // NULL never equals an id: the padding matches no row.
-        while (ok.length < this.batch) ok.push(null);
-        await tx.raw(sql.shipped, [now, ...ok]);
-      }
+      if (ok.length > 0) await tx.raw(sql.shipped(ok.length), [now, ...ok]);
       for (const b of broken) await tx.raw(sql.broken, [now, b.error, b.id]);
       return rows.length;
     });
@@ -280,7 +275,7 @@ interface RelayStatements {
   waiting: string;
   claim: string;
   earlier: string;
-  shipped: string;
+  shipped: (count: number) => string;
   broken: string;
   prune: string;
 }
