@@ -145,6 +145,31 @@ export class OutboxBus implements EventBus {
     };
   }
 
+  private statements: { dialect: unknown; sql: RelayStatements } | null = null;
+
+  /**
+   * The relay's SQL, quoted once per bus (per dialect); marking a batch
+   * shipped lists its ids (`shipped(n)`, one statement per size, which the
+   * adapter's statement cache keeps).
+   */
+  private get sql(): RelayStatements {
+    const dialect = this.db.dialect;
+    if (this.statements?.dialect === dialect) return this.statements.sql;
+    const t = this.q(this.table);
+    const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map((c) => this.q(c));
+    const postgres = dialect.name === 'postgres';
+    const sql: RelayStatements = {
+      waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
+      claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
+      shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
+      broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${id} = ?`,
+      prune: `DELETE FROM ${t} WHERE ${shipped} IS NOT NULL AND ${shipped} <= ? RETURNING ${id}`,
+    };
+    this.statements = { dialect, sql };
+    return sql;
+  }
+
   /**
    * Ships one batch of committed rows to `relayTo` and marks them shipped,
    * in one transaction; resolves with the rows shipped (0 when there were
@@ -152,30 +177,27 @@ export class OutboxBus implements EventBus {
    * rejects and leaves the rows for the next try.
    */
   async relayOnce(): Promise<number> {
-    const t = this.q(this.table);
-    const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map((c) => this.q(c));
+    const sql = this.sql;
     // A look without a transaction first: an idle outbox never takes the write lock (SQLite) or a claim.
-    const waiting = await this.db.raw(`SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`, [], { readPrimary: true });
+    const waiting = await this.db.raw(sql.waiting, [], { readPrimary: true });
     if (waiting.length === 0) return 0;
     return this.db.transaction(async (tx) => {
-      const postgres = tx.dialect.name === 'postgres';
-      const rows = await tx.raw(
-        `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-        [this.batch],
-      );
+      const rows = await tx.raw(sql.claim, [this.batch]);
       if (rows.length === 0) return 0;
-      if (postgres) {
+      if (tx.dialect.name === 'postgres') {
         // Rows before ours are claimed by another relay: shipping ours now would overtake them.
         const first = rows[0]!;
-        const earlier = await tx.raw(`SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`, [first.seq, first.seq, first.id]);
+        const earlier = await tx.raw(sql.earlier, [first.seq, first.seq, first.id]);
         if (earlier.length > 0) return 0;
       }
       const events: MfxEvent[] = [];
+      const ok: string[] = [];
       const broken: { id: string; error: string }[] = [];
       for (const row of rows) {
         const decoded = decode(row);
         if (typeof decoded !== 'string') {
           events.push(decoded);
+          ok.push(String(row.id));
           continue;
         }
         broken.push({ id: String(row.id), error: decoded });
@@ -184,16 +206,15 @@ export class OutboxBus implements EventBus {
       }
       if (events.length > 0) await this.relayTo.publish(events);
       const now = Date.now();
-      const ok = rows.filter((r) => !broken.some((b) => b.id === String(r.id))).map((r) => String(r.id));
-      if (ok.length > 0) await tx.raw(`UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${ok.map(() => '?').join(', ')})`, [now, ...ok]);
-      for (const b of broken) await tx.raw(`UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${id} = ?`, [now, b.error, b.id]);
+      if (ok.length > 0) await tx.raw(sql.shipped(ok.length), [now, ...ok]);
+      for (const b of broken) await tx.raw(sql.broken, [now, b.error, b.id]);
       return rows.length;
     });
   }
 
   /** Deletes rows shipped longer than the retention ago; resolves with how many. */
   async prune(now = Date.now()): Promise<number> {
-    const rows = await this.db.raw(`DELETE FROM ${this.q(this.table)} WHERE ${this.q('shipped_at')} IS NOT NULL AND ${this.q('shipped_at')} <= ? RETURNING ${this.q('id')}`, [now - this.retentionMs]);
+    const rows = await this.db.raw(this.sql.prune, [now - this.retentionMs]);
     return rows.length;
   }
 
@@ -247,6 +268,16 @@ export class OutboxBus implements EventBus {
     this.subscriptions.clear();
     await Promise.all(subscriptions.map((s) => s.close()));
   }
+}
+
+/** The relay's statements of one bus (see OutboxBus.sql). */
+interface RelayStatements {
+  waiting: string;
+  claim: string;
+  earlier: string;
+  shipped: (count: number) => string;
+  broken: string;
+  prune: string;
 }
 
 function decode(row: Row): MfxEvent | string {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Adapter, Executor } from '../db/adapter.js';
 import { ConfigError } from '../errors/api-error.js';
 import { fieldRoles } from '../manifest/roles.js';
+import type { FieldManifest } from '../manifest/types.js';
 import { describeHook, type RegisteredHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
 import type { WriteCaller, WriteChange, WriteOp } from '../pipeline/write-observers.js';
@@ -27,8 +28,16 @@ const PAST: Record<WriteOp, string> = { create: 'created', update: 'updated', de
  * eventType('BlogPost', 'create') // 'blogPost.created'
  */
 export function eventType(model: string, op: WriteOp): string {
-  return `${model.charAt(0).toLowerCase()}${model.slice(1)}.${PAST[op]}`;
+  let types = typesOf.get(model);
+  if (!types) {
+    const prefix = `${model.charAt(0).toLowerCase()}${model.slice(1)}.`;
+    typesOf.set(model, (types = { create: `${prefix}${PAST.create}`, update: `${prefix}${PAST.update}`, delete: `${prefix}${PAST.delete}` }));
+  }
+  return types[op];
 }
+
+// The three event types of each model name, made on its first event.
+const typesOf = new Map<string, Record<WriteOp, string>>();
 
 /**
  * A row as events carry it: keyed by column name, without hidden, writeonly
@@ -42,13 +51,23 @@ export function eventType(model: string, op: WriteOp): string {
  */
 export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // A registered model keeps its recorded fields; a bare manifest is filtered here.
-  const fields = model.fieldsWith ? model.fieldsWith('recorded') : model.fields.filter((f) => fieldRoles(f).recorded);
-  for (const field of fields) {
-    if (Object.hasOwn(row, field.column)) out[field.column] = row[field.column];
-    else if (Object.hasOwn(row, field.name)) out[field.column] = row[field.name];
+  for (const [column, name] of keptColumns(model)) {
+    if (Object.hasOwn(row, column)) out[column] = row[column];
+    else if (name !== column && Object.hasOwn(row, name)) out[column] = row[name];
   }
   return out;
+}
+
+// The column and field name of each kept field, per registered model's recorded-field list (made once).
+const kept = new WeakMap<readonly FieldManifest[], readonly (readonly [string, string])[]>();
+
+/** What `redactRow` keeps: a registered model's recorded fields (listed once per model), a bare manifest's filtered here. */
+function keptColumns(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>): readonly (readonly [string, string])[] {
+  if (!model.fieldsWith) return model.fields.filter((f) => fieldRoles(f).recorded).map((f) => [f.column, f.name] as const);
+  const recorded = model.fieldsWith('recorded');
+  let pairs = kept.get(recorded);
+  if (!pairs) kept.set(recorded, (pairs = recorded.map((f) => [f.column, f.name] as const)));
+  return pairs;
 }
 
 /**
