@@ -16,6 +16,7 @@ import { compilerInfo } from './version.js';
 export type { Diagnostic, FieldIR, ModelIR, RelationIR, Severity, Span } from './ir/index.js';
 export { diagnosticText } from './ir/index.js';
 export { formatDiagnostic } from './format.js';
+export { sourceHashOf } from './emit/manifest.js';
 
 export interface BuildOptions {
   /** Files that declare the models (relative to `cwd`); the files they import are read too. */

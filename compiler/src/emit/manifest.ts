@@ -137,9 +137,14 @@ function hashSources(models: ModelIR[], outDir: string): Pick<Manifest, 'sourceH
   const sources = files
     .map((file) => ({ file: relativePath(outDir, file), sha256: createHash('sha256').update(readFileSync(file)).digest('hex') }))
     .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  const sourceHash = createHash('sha256');
-  for (const source of sources) sourceHash.update(`${source.file}\0${source.sha256}\n`);
-  return { sourceHash: sourceHash.digest('hex'), sources };
+  return { sourceHash: sourceHashOf(sources), sources };
+}
+
+/** The hash over a manifest's source list (paths as written in it, with their sha256). */
+export function sourceHashOf(sources: readonly { file: string; sha256: string }[]): string {
+  const hash = createHash('sha256');
+  for (const source of sources) hash.update(`${source.file}\0${source.sha256}\n`);
+  return hash.digest('hex');
 }
 
 /**

@@ -7,7 +7,7 @@ export const jobStatusManifest: Manifest = {
     "name": "@mfx/compiler",
     "version": "0.1.0"
   },
-  "sourceHash": "af39a29c18c5df0c018c0f0b953bd5fb031ec2da0ac1171ed792dc9aceb31df3",
+  "sourceHash": "5868b5795a7773014672c14e10c3c003c21b47a2f7da5a3eb9397d36045b4450",
   "sources": [
     {
       "file": "runtime/src/jobs/job-status.model.ts",
