@@ -184,19 +184,23 @@ eachBackend('scheduled transitions', (backend) => {
     ] as const) {
       const notice = await create('/sched_notices', { title, publishAt: past() });
       const locker = new pg.Client({ connectionString: PG_URL });
+      const watcher = new pg.Client({ connectionString: PG_URL });
       await locker.connect();
+      await watcher.connect();
       try {
         await locker.query(`SET search_path TO "${schema}"`);
         await locker.query('BEGIN');
         await locker.query('SELECT id FROM sched_notices WHERE id = $1 FOR UPDATE', [notice.id]);
         const sweep = server.app.sweepScheduled();
-        // The sweep found the row due and now waits for its lock (the server's own view, not a timer).
-        await until(async () => (await locker.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sched_notices%FOR UPDATE%' AND pid <> pg_backend_pid()`)).rows[0].n > 0);
+        // The sweep found the row due and now waits for its lock (the server's own view, not a timer). Asked
+        // outside the locker's transaction: pg_stat_activity is read once per transaction and then kept.
+        await until(async () => (await watcher.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sched_notices%FOR UPDATE%'`)).rows[0].n > 0);
         await locker.query(edit, [notice.id]);
         await locker.query('COMMIT');
         await sweep;
       } finally {
         await locker.end();
+        await watcher.end();
       }
       const after = (await read(`/sched_notices/${notice.id}`)).body.data;
       assert.notEqual(after.state, 'live', title);
