@@ -11,7 +11,9 @@
  */
 import {
   ConfigError,
+  decodeEvent,
   deliver,
+  encodeEvent,
   type EventBus,
   type Logger,
   type MfxEvent,
@@ -91,7 +93,7 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
             publisher.publish(
               exchange,
               event.type,
-              Buffer.from(JSON.stringify(event)),
+              Buffer.from(encodeEvent(event)),
               { messageId: event.id, contentType: 'application/json', persistent: true, headers: event.headers, timestamp: Date.parse(event.time) / 1000 | 0 },
               (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(`the broker refused event ${event.id}`)) : resolve()),
             );
@@ -161,7 +163,7 @@ class AmqpSubscription implements Subscription {
         this.channel.nack(msg, false, true);
         return;
       }
-      const event = decode(msg.content);
+      const event = decodeEvent(msg.content.toString('utf8'));
       if (!event) {
         this.log.error({ subscription: this.name, routingKey: msg.fields.routingKey }, 'amqp message is not an event; acknowledged and skipped');
       } else if (this.sub.matches(event.type)) {
@@ -199,11 +201,3 @@ class AmqpSubscription implements Subscription {
   }
 }
 
-function decode(content: Buffer): MfxEvent | null {
-  try {
-    const event = JSON.parse(content.toString('utf8')) as MfxEvent;
-    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
-  } catch {
-    return null;
-  }
-}

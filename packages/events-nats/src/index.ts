@@ -9,7 +9,9 @@
  */
 import {
   ConfigError,
+  decodeEvent,
   deliver,
+  encodeEvent,
   type EventBus,
   type Logger,
   type MfxEvent,
@@ -97,7 +99,7 @@ export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
       if (closed) throw new Error(`the nats bus on stream "${stream}" is closed`);
       // Sent in order on one connection; each resolves on the stream's acknowledgement. The event id doubles as the
       // message id, so a publish retried within the stream's duplicate window is stored once.
-      await Promise.all(events.map((event) => js.publish(`${prefix}.${event.type}`, JSON.stringify(event), { msgID: event.id, expect: { streamName: stream } })));
+      await Promise.all(events.map((event) => js.publish(`${prefix}.${event.type}`, encodeEvent(event), { msgID: event.id, expect: { streamName: stream } })));
     },
     async subscribe(subscribeOptions: SubscribeOptions) {
       if (closed) throw new Error(`the nats bus on stream "${stream}" is closed`);
@@ -162,7 +164,7 @@ class NatsSubscription implements Subscription {
         msg.nak();
         continue;
       }
-      const event = decode(msg.string());
+      const event = decodeEvent(msg.string());
       if (!event) {
         this.log.error({ subscription: this.name, subject: msg.subject, seq: msg.seq }, 'nats message is not an event; acknowledged and skipped');
       } else if (this.sub.matches(event.type)) {
@@ -255,14 +257,6 @@ function covers(outer: string, inner: string): boolean {
   }
 }
 
-function decode(text: string): MfxEvent | null {
-  try {
-    const event = JSON.parse(text) as MfxEvent;
-    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
-  } catch {
-    return null;
-  }
-}
 
 function positive(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`natsBus(): ${name} must be a whole number above 0, not ${String(value)}`);

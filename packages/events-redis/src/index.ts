@@ -11,7 +11,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import {
   ConfigError,
+  decodeEvent,
   deliver,
+  encodeEvent,
   type EventBus,
   type Logger,
   type MfxEvent,
@@ -84,7 +86,7 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
       if (events.length === 0) return;
       const trim = options.maxLen === undefined ? [] : ['MAXLEN', '~', String(options.maxLen)];
       const pipeline = client.pipeline();
-      for (const event of events) pipeline.xadd(stream, ...(trim as []), '*', 'e', JSON.stringify(event));
+      for (const event of events) pipeline.xadd(stream, ...(trim as []), '*', 'e', encodeEvent(event));
       const results = (await pipeline.exec()) ?? [];
       const failed = results.find(([error]) => error);
       if (failed) throw failed[0];
@@ -237,12 +239,7 @@ class RedisSubscription implements Subscription {
 function decode(fields: string[]): MfxEvent | null {
   const at = fields.indexOf('e');
   if (at < 0 || at % 2 !== 0) return null;
-  try {
-    const event = JSON.parse(fields[at + 1]!) as MfxEvent;
-    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
-  } catch {
-    return null;
-  }
+  return decodeEvent(fields[at + 1]!);
 }
 
 function positive(value: number, name: string): number {

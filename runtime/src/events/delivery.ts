@@ -125,3 +125,21 @@ function delay(ms: number): Promise<void> {
 function errorText(error: unknown): string {
   return String((error as Error)?.message ?? error);
 }
+
+/**
+ * The event as a broker message's text, and back: one wire form for every
+ * broker bus. `decodeEvent` answers null for text that is not an event (no
+ * string id or type), which a bus acknowledges and skips.
+ */
+export function encodeEvent(event: MfxEvent): string {
+  return JSON.stringify(event);
+}
+
+export function decodeEvent(text: string): MfxEvent | null {
+  try {
+    const event = JSON.parse(text) as MfxEvent;
+    return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
+  } catch {
+    return null;
+  }
+}
