@@ -172,7 +172,7 @@ class SqliteAdapter implements Adapter {
     const writer = new Sqlite(memory ? ':memory:' : path);
     // busy_timeout first: switching a file to WAL waits for other connections opening it.
     writer.pragma('busy_timeout = 5000');
-    if (!memory) writer.pragma('journal_mode = WAL');
+    if (!memory) switchToWal(writer);
     writer.pragma('synchronous = NORMAL');
     writer.pragma('foreign_keys = ON');
     this.writer = new Connection(writer, cacheSize);
@@ -365,4 +365,22 @@ class SqliteAdapter implements Adapter {
  */
 export function openSqlite(path: string, registry: Registry, options: SqliteOptions = {}): Adapter {
   return new SqliteAdapter(path, registry.modelNames(), options);
+}
+
+/**
+ * Turns on WAL. Switching the journal mode can answer SQLITE_BUSY at once,
+ * without waiting out busy_timeout, while another process opens the same
+ * file (several servers starting together): retried for up to 5 s, at start only.
+ */
+function switchToWal(db: { pragma(source: string): unknown }): void {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
