@@ -14,6 +14,9 @@
 // CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_SERVE_ARGS adds
 // flags to `mfx serve` (e.g. '--app bench/lib/events-app.mjs', the events bench's server).
 //
+// A bin named `peer:raw` or `peer:fastify` serves a blog workload with that hand-written peer of
+// bench/baselines/ (under node's defaults, as the bench runs them), so mfx is counted beside it.
+//
 // The file routes (issue 18): 'files upload' (POST /api/files, a 1 MB part) or
 // 'files download' (GET of a 1 MB file uploaded first), each server on a fresh
 // `--files` directory; a bin named `raw` is bench/baselines/files-raw.ts.
@@ -114,6 +117,12 @@ async function commandOf(bin: string, dir: string): Promise<{ args: string[]; re
   if (bin === 'raw') {
     buildServers();
     return { args: [join(import.meta.dirname, '.generated/baselines/files-raw.js'), '--dir', dir, '--port', '0'], ready: /files-raw serving (http:\/\/\S+)/ };
+  }
+  const peer = /^peer:(\w+)$/.exec(bin)?.[1];
+  if (peer && blog) {
+    buildServers();
+    const db = blog.copy();
+    return { args: [join(import.meta.dirname, `.generated/baselines/${peer}.js`), '--db', `sqlite:${db}`, '--port', '0'], ready: new RegExp(`${peer} serving (http://\\S+)`), db };
   }
   const ready = /mfx serving (http:\/\/\S+)/;
   if (fields) {
