@@ -52,7 +52,7 @@ async function link(): Promise<{ url: string; cut(): void; close(): Promise<void
 }
 
 describe('amqpBus', () => {
-  it('a dropped connection ends every subscription, calls each onClosed once, and the bus refuses work instead of reconnecting', async () => {
+  it('a dropped connection ends every subscription, calls each onClosed once, and the bus refuses work instead of reconnecting; the broker deletes the ephemeral queue', async () => {
     const cutter = await link();
     const bus = await openBus(cutter.url);
     const closedA = new Recorder<Error>();

@@ -88,7 +88,7 @@ describe('natsBus', () => {
     await bus.close();
   });
 
-  it('refuses a subscription name a durable consumer cannot have', async () => {
+  it('refuses a subscription name a consumer cannot have', async () => {
     const bus = await openBus();
     await assert.rejects(bus.subscribe({ name: 'a.b', patterns: ['post.*'], handler: () => {} }), {
       name: 'ConfigError',
