@@ -1,8 +1,9 @@
 // @mfx/events-amqp against the RabbitMQ on this machine: the shared bus
 // contract on an exchange made for this run, then what is AMQP's own: a
 // connection that drops (cut at a TCP relay between the bus and the broker)
-// ends every subscription and calls its onClosed, and the bus does not
-// reconnect; the broker's confirm is what publish waits for.
+// ends every subscription and calls its onClosed, the bus does not
+// reconnect, and the broker deletes an ephemeral subscription's queue; the
+// broker's confirm is what publish waits for.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
@@ -10,7 +11,7 @@ import { connect } from 'amqplib';
 import { amqpBus } from '@mfx/events-amqp';
 import { busContract, makeEvent } from '../support/bus-contract.js';
 import { relay } from '../support/tcp-relay.js';
-import { Recorder } from '../support/wait.js';
+import { Recorder, until } from '../support/wait.js';
 import { AMQP_URL, openBus } from './open.js';
 
 const exchange = `mfxtest.${process.pid}.${randomUUID().slice(0, 8)}`;
@@ -22,7 +23,27 @@ after(async () => {
   await admin.close();
 });
 
-busContract('amqp', { open: () => openBus(), child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_EXCHANGE: exchange } });
+/**
+ * Whether the broker has the subscription's queue, by a passive declare on a
+ * channel of its own (a missing queue closes the channel with 404; another
+ * connection's exclusive queue answers 405 RESOURCE_LOCKED, so it exists).
+ */
+async function artefact(name: string): Promise<boolean> {
+  const channel = await admin.createChannel();
+  channel.on('error', () => {});
+  try {
+    await channel.checkQueue(`${exchange}.${name}`);
+    await channel.close();
+    return true;
+  } catch (error) {
+    const code = (error as { code?: number }).code;
+    if (code === 404) return false;
+    if (code === 405) return true;
+    throw error;
+  }
+}
+
+busContract('amqp', { open: () => openBus(), child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_EXCHANGE: exchange }, artefact });
 
 /** A relay to RabbitMQ whose connections the test can cut. */
 async function link(): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
@@ -31,17 +52,19 @@ async function link(): Promise<{ url: string; cut(): void; close(): Promise<void
 }
 
 describe('amqpBus', () => {
-  it('a dropped connection ends every subscription, calls each onClosed once, and the bus refuses work instead of reconnecting', async () => {
+  it('a dropped connection ends every subscription, calls each onClosed once, and the bus refuses work instead of reconnecting; the broker deletes the ephemeral queue', async () => {
     const cutter = await link();
     const bus = await openBus(cutter.url);
     const closedA = new Recorder<Error>();
     const closedB = new Recorder<Error>();
     const got = new Recorder<string>();
-    await bus.subscribe({ name: `drop-a-${randomUUID().slice(0, 6)}`, patterns: ['post.*'], handler: (e) => got.push(e.id), onClosed: (e) => closedA.push(e) });
+    const ephemeral = `drop-a-${randomUUID().slice(0, 6)}`;
+    await bus.subscribe({ name: ephemeral, patterns: ['post.*'], ephemeral: true, handler: (e) => got.push(e.id), onClosed: (e) => closedA.push(e) });
     await bus.subscribe({ name: `drop-b-${randomUUID().slice(0, 6)}`, patterns: ['*.deleted'], handler: () => {}, onClosed: (e) => closedB.push(e) });
     const event = makeEvent('post.created');
     await bus.publish([event]);
     await got.next();
+    assert.equal(await artefact(ephemeral), true);
     cutter.cut();
     const [reasonA] = await closedA.count(1);
     await closedB.count(1);
@@ -51,6 +74,8 @@ describe('amqpBus', () => {
     await bus.close();
     assert.equal(closedA.seen.length, 1);
     assert.equal(closedB.seen.length, 1);
+    // The broker deletes the exclusive queue once it sees the connection gone; nothing announces that.
+    await until(async () => !(await artefact(ephemeral)));
     await cutter.close();
   });
 

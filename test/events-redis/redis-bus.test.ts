@@ -16,11 +16,18 @@ const stream = `mfx:test:events:${process.pid}:${randomUUID().slice(0, 8)}`;
 process.env.MFX_TEST_STREAM = stream;
 const admin = new Redis(REDIS_URL);
 after(async () => {
-  await admin.del(stream);
+  await admin.del(stream, `${stream}:ephemeral`);
   await admin.quit();
 });
 
-busContract('redis-streams', { open: openBus, child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_STREAM: stream } });
+/** The group of that name on the test stream, or the bus's ephemeral heartbeat key or registry entry for it. */
+async function artefact(name: string): Promise<boolean> {
+  const groups = (await admin.exists(stream)) ? ((await admin.xinfo('GROUPS', stream)) as unknown[][]) : [];
+  const grouped = groups.some((g) => g[g.indexOf('name') + 1] === name);
+  return grouped || (await admin.exists(`${stream}:ephemeral:${name}`)) === 1 || (await admin.sismember(`${stream}:ephemeral`, name)) === 1;
+}
+
+busContract('redis-streams', { open: openBus, child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_STREAM: stream }, artefact });
 
 describe('redisStreamBus', () => {
   it('takes over an entry another consumer of the group read and never acknowledged, once it has been idle for claimIdleMs', async () => {
@@ -112,5 +119,6 @@ describe('redisStreamBus', () => {
   it('refuses bad options with the option named', () => {
     assert.throws(() => redisStreamBus({} as never), { name: 'ConfigError', message: 'mfx: redisStreamBus() needs { redis } (an ioredis client) or { url }' });
     assert.throws(() => redisStreamBus({ url: REDIS_URL, claimIdleMs: 0 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): claimIdleMs must be a whole number above 0, not 0' });
+    assert.throws(() => redisStreamBus({ url: REDIS_URL, ephemeralExpiryMs: 1.5 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): ephemeralExpiryMs must be a whole number above 0, not 1.5' });
   });
 });

@@ -2,7 +2,8 @@
 // Redis Streams bus of this machine, read by an SSE client over node:http and
 // by the `ws` client. Admission (credential, origin, patterns, the connection
 // limit), the message shape, Last-Event-ID resume, the WebSocket protocol of
-// docs/realtime.md, a slow consumer dropped, and stop() saying goodbye.
+// docs/realtime.md, a slow consumer dropped, stop() saying goodbye, and the
+// hub's bus subscription leaving no consumer group behind.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
@@ -16,7 +17,7 @@ import { SECRET, token } from '../support/auth.js';
 import type { Backend } from '../support/backends.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { openSse } from '../support/sse.js';
-import { eachBackend } from '../support/suite.js';
+import { eachBackend, sqlite } from '../support/suite.js';
 import { Recorder } from '../support/wait.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -330,3 +331,28 @@ eachBackend('realtime limits and shutdown', (backend) => {
     assert.deepEqual(await ws.closed, { code: 1001, reason: 'server shutting down' });
   });
 });
+
+// The subscription does not depend on the database: one backend is enough.
+eachBackend(
+  'realtime bus subscription',
+  (backend) => {
+    it('subscribes ephemeral under its per-process name, so the stream keeps no group of it once the server stopped; a name the app gives stays', async () => {
+      const admin = new Redis(REDIS_URL);
+      const groups = async (stream: string) => ((await admin.xinfo('GROUPS', stream)) as unknown[][]).map((g) => String(g[g.indexOf('name') + 1]));
+      const own = await hub(backend);
+      const stream = streams.at(-1)!;
+      const [name, ...more] = await groups(stream);
+      assert.match(name!, /^realtime-[A-Za-z0-9_-]+-\d+-[0-9a-f]{8}$/);
+      assert.deepEqual(more, []);
+      await own.close();
+      assert.deepEqual(await groups(stream), []);
+      assert.equal(await admin.exists(`${stream}:ephemeral:${name}`, `${stream}:ephemeral`), 0);
+
+      const named = await hub(backend, { subscription: 'replica-a' });
+      await named.close();
+      assert.deepEqual(await groups(streams.at(-1)!), ['replica-a']);
+      await admin.quit();
+    });
+  },
+  [sqlite!],
+);

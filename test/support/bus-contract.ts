@@ -2,8 +2,10 @@
 // against any bus on its real broker: pattern routing (`post.*`,
 // `*.deleted`), the event round trip, at-least-once redelivery after a
 // consumer process is killed mid-handler, retries then the dead-letter
-// republish, close waiting for running handlers, and a closed bus refusing
-// work.
+// republish, close waiting for running handlers, a closed bus refusing
+// work, and an ephemeral subscription leaving no broker artefact behind,
+// after close() or after its process was killed (asked of the broker itself
+// through `artefact`).
 //
 //   busContract('redis-streams', { open: () => openBus(), child: new URL('./open.ts', import.meta.url).pathname });
 //
@@ -18,7 +20,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import type { DeliveryInfo, EventBus, MfxEvent } from '../../runtime/src/events/types.js';
 
-import { gate, Recorder } from './wait.js';
+import { gate, Recorder, until } from './wait.js';
 
 /** Runs a child from the TypeScript sources (scripts/sources.mjs). */
 const SOURCE_FLAGS = ['--conditions=mfx-source', '--import', 'tsx'];
@@ -29,6 +31,13 @@ export interface BusUnderTest {
   child: string;
   /** Environment the child needs to open the same bus (the test's stream or exchange name). */
   env: Record<string, string>;
+  /**
+   * Whether the broker holds anything for the subscription `name` (consumer
+   * group or heartbeat, consumer, queue), asked through the broker's own
+   * commands. `open()` must make ephemeral artefacts expire within seconds
+   * of their process dying.
+   */
+  artefact(name: string): Promise<boolean>;
 }
 
 export function makeEvent(type: string, extra: Partial<MfxEvent> = {}): MfxEvent {
@@ -92,6 +101,45 @@ export function busContract(name: string, under: BusUnderTest): void {
         message: `mfx: "post.#" is not an event pattern: write dotted segments of letters, digits, '_' or '-', with '*' for one whole segment (e.g. "post.*", "*.deleted")`,
       });
       await assert.rejects(bus.subscribe({ name: '', patterns: ['post.*'], handler: () => {} }), { name: 'ConfigError', message: 'mfx: subscribe() needs a name: it names the consumer group or queue' });
+      const name = fresh('bad');
+      await assert.rejects(bus.subscribe({ name, patterns: ['post.*'], handler: () => {}, ephemeral: 'yes' as never }), { name: 'ConfigError', message: `mfx: subscribe({ name: '${name}' }): ephemeral must be true or false, not yes` });
+      assert.equal(await under.artefact(name), false, 'a refused subscription makes nothing on the broker');
+    });
+
+    it('ephemeral: the subscription receives its events, and once close() resolves the broker holds nothing of its name (a durable one stays)', async () => {
+      const name = fresh('ephemeral');
+      const got = new Recorder<string>();
+      const sub = await bus.subscribe({ name, patterns: ['post.*'], ephemeral: true, handler: (e) => got.push(e.id) });
+      assert.equal(await under.artefact(name), true);
+      const event = makeEvent('post.created');
+      await bus.publish([event]);
+      await got.next((id) => id === event.id);
+      await sub.close();
+      assert.equal(await under.artefact(name), false);
+
+      const kept = fresh('durable');
+      await (await bus.subscribe({ name: kept, patterns: ['post.*'], handler: () => {} })).close();
+      assert.equal(await under.artefact(kept), true, 'a durable subscription keeps its artefact after close()');
+    });
+
+    it('ephemeral: the artefact of a subscription whose process was killed is removed (by the broker, or by a live ephemeral subscription of the bus)', { timeout: 60_000 }, async () => {
+      // Redis has no broker-side expiry: a live ephemeral subscription on the stream sweeps dead ones.
+      const sweeper = await bus.subscribe({ name: fresh('sweeper'), patterns: ['post.*'], ephemeral: true, handler: () => {} });
+      const name = fresh('killed');
+      const child = spawn(process.execPath, [...SOURCE_FLAGS, new URL('./bus-child.ts', import.meta.url).pathname, under.child, name, 'post.*', 'ephemeral'], {
+        env: { ...process.env, ...under.env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const lines = new Recorder<string>();
+      createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      await lines.next((l) => l === 'ready');
+      assert.equal(await under.artefact(name), true);
+      child.kill('SIGKILL');
+      assert.equal(await exited, 'SIGKILL');
+      // Nothing announces the broker's expiry: look until it is gone (the test's timeout turns a leak into a failure).
+      await until(async () => !(await under.artefact(name)));
+      await sweeper.close();
     });
 
     it('retries a failing handler with backoff, then republishes under the DLQ type with a fresh id and original_type/original_id', async () => {

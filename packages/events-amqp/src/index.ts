@@ -7,7 +7,9 @@
  * with it. No reconnect, by design: when the connection drops, every
  * subscription ends and its `onClosed(reason)` is called, and the bus refuses
  * further work, so the app decides (restart, alert) instead of the bus
- * silently losing messages in between.
+ * silently losing messages in between. An ephemeral subscription's queue is
+ * exclusive to the connection and auto-deleted: it is deleted when the
+ * subscription closes and by the broker when the connection goes.
  */
 import {
   ConfigError,
@@ -17,6 +19,7 @@ import {
   type EventBus,
   type Logger,
   type MfxEvent,
+  positiveWhole,
   silentLogger,
   type SubscribeOptions,
   type Subscriber,
@@ -34,7 +37,7 @@ export interface AmqpBusOptions {
   queuePrefix?: string;
   /** Messages a subscription holds unacknowledged at once (channel prefetch; default 16). */
   prefetch?: number;
-  /** Extra arguments of each subscription queue's declaration (`expires`, `arguments`: a quorum queue, ...); durable is always on. */
+  /** Extra arguments of each durable subscription queue's declaration (`expires`, `arguments`: a quorum queue, ...); durable is always on. Not applied to ephemeral queues. */
   queueOptions?: Options.AssertQueue;
   /** Where handler failures, dead letters and a dropped connection are logged (default silent). */
   logger?: Logger;
@@ -52,8 +55,7 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
   if (typeof options?.url !== 'string' || options.url === '') throw new ConfigError('amqpBus() needs { url }: the broker URL (amqp://user:password@host:5672)');
   const exchange = options.exchange ?? 'mfx.events';
   const queuePrefix = options.queuePrefix ?? `${exchange}.`;
-  const prefetch = options.prefetch ?? 16;
-  if (!Number.isInteger(prefetch) || prefetch <= 0) throw new ConfigError(`amqpBus(): prefetch must be a whole number above 0, not ${String(options.prefetch)}`);
+  const prefetch = positiveWhole('amqpBus()', 'prefetch', options.prefetch ?? 16);
   const log = options.logger ?? silentLogger;
   const connection: ChannelModel = await connect(options.url);
   let publisher: ConfirmChannel;
@@ -111,16 +113,17 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
       const queue = `${queuePrefix}${sub.name}`;
       try {
         await channel.prefetch(prefetch);
-        await channel.assertQueue(queue, { ...options.queueOptions, durable: true });
+        // Ephemeral: this connection's own queue, which the broker deletes when the connection goes.
+        await channel.assertQueue(queue, sub.ephemeral ? { durable: false, exclusive: true, autoDelete: true } : { ...options.queueOptions, durable: true });
         // AMQP topic patterns: '*' is one word, as in mfx patterns.
         for (const pattern of subscribeOptions.patterns) await channel.bindQueue(queue, exchange, pattern);
       } catch (error) {
         await channel.close().catch(() => {});
         throw error;
       }
-      const subscription = new AmqpSubscription(sub, channel, bus, log, () => subscriptions.delete(subscription));
+      const subscription = new AmqpSubscription(sub, channel, queue, bus, log, () => subscriptions.delete(subscription));
       subscriptions.add(subscription);
-      await subscription.start(queue);
+      await subscription.start();
       return subscription;
     },
     async close() {
@@ -143,6 +146,7 @@ class AmqpSubscription implements Subscription {
   constructor(
     private readonly sub: Subscriber,
     private readonly channel: Channel,
+    private readonly queue: string,
     private readonly bus: EventBus,
     private readonly log: Logger,
     private readonly forget: () => void,
@@ -150,8 +154,8 @@ class AmqpSubscription implements Subscription {
     this.name = sub.name;
   }
 
-  async start(queue: string): Promise<void> {
-    const { consumerTag } = await this.channel.consume(queue, (msg) => {
+  async start(): Promise<void> {
+    const { consumerTag } = await this.channel.consume(this.queue, (msg) => {
       if (msg) this.chain = this.chain.then(() => this.handle(msg));
     });
     this.consumerTag = consumerTag;
@@ -197,6 +201,8 @@ class AmqpSubscription implements Subscription {
     this.forget();
     if (this.consumerTag) await this.channel.cancel(this.consumerTag).catch(() => {});
     await this.chain;
+    // Auto-delete would follow the cancel inside the broker; deleting it here means it is gone once close() resolves.
+    if (this.sub.ephemeral) await this.channel.deleteQueue(this.queue).catch((error: Error) => this.log.warn({ subscription: this.name, err: error.message }, 'amqp: could not delete the ephemeral queue'));
     await this.channel.close().catch(() => {});
   }
 }

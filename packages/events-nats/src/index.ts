@@ -5,7 +5,10 @@
  * the bus checks when it opens. A subscription is a durable pull consumer
  * named after it; a message is acknowledged once the shared delivery rules
  * have dealt with it, and one left unacknowledged (a crashed consumer) is
- * redelivered after `ackWaitMs`.
+ * redelivered after `ackWaitMs`. An ephemeral subscription is a consumer
+ * without a durable name, deleted when it closes and by the server once no
+ * client has pulled from it for `ephemeralExpiryMs` (its process died or
+ * its connection dropped).
  */
 import {
   ConfigError,
@@ -15,6 +18,7 @@ import {
   type EventBus,
   type Logger,
   type MfxEvent,
+  positiveWhole,
   silentLogger,
   type SubscribeOptions,
   type Subscriber,
@@ -44,6 +48,8 @@ export interface NatsBusOptions {
   subjectPrefix?: string;
   /** How long a delivered message may stay unacknowledged before JetStream redelivers it, in ms (default 30 000); above your slowest handler. */
   ackWaitMs?: number;
+  /** How long the server keeps an ephemeral subscription's consumer once no client pulls from it (its process died, its connection dropped), in ms (default 60 000). */
+  ephemeralExpiryMs?: number;
   /** Messages a subscription pulls ahead (default 16). */
   batch?: number;
   /** Where handler failures and dead letters are logged (default silent). */
@@ -66,8 +72,9 @@ export interface NatsBusOptions {
 export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
   if (!options?.connection && !options?.servers) throw new ConfigError('natsBus() needs { servers } or { connection }');
   if (typeof options.stream !== 'string' || options.stream === '') throw new ConfigError('natsBus() needs { stream }: the name of an existing JetStream stream');
-  const ackWaitMs = positive(options.ackWaitMs ?? 30_000, 'ackWaitMs');
-  const batch = positive(options.batch ?? 16, 'batch');
+  const ackWaitMs = positiveWhole('natsBus()', 'ackWaitMs', options.ackWaitMs ?? 30_000);
+  const batch = positiveWhole('natsBus()', 'batch', options.batch ?? 16);
+  const ephemeralExpiryMs = positiveWhole('natsBus()', 'ephemeralExpiryMs', options.ephemeralExpiryMs ?? 60_000);
   const log = options.logger ?? silentLogger;
   const owned = !options.connection;
   const nc = options.connection ?? (await connect({ ...options.connectionOptions, servers: options.servers! }));
@@ -84,51 +91,54 @@ export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
   const stream = options.stream;
   const subscriptions = new Set<NatsSubscription>();
   let closed = false;
+  /** Why the bus stopped working when its connection closed for good (the client gave up reconnecting). */
+  let ended: Error | null = null;
 
   if (owned) {
     void nc.closed().then((error) => {
       if (closed) return;
       const reason = error instanceof Error ? error : new Error(`the NATS connection of the bus on stream "${stream}" closed`);
+      ended = reason;
+      log.error({ stream, err: reason.message }, 'nats connection closed for good: its subscriptions have ended');
       for (const s of [...subscriptions]) s.ended(reason);
     });
   }
 
+  const refuse = (): Error => new Error(ended && !closed ? `the nats bus on stream "${stream}" lost its connection: ${ended.message}` : `the nats bus on stream "${stream}" is closed`);
+
   const bus: EventBus = {
     kind: 'nats',
     async publish(events) {
-      if (closed) throw new Error(`the nats bus on stream "${stream}" is closed`);
+      if (closed || ended) throw refuse();
       // Sent in order on one connection; each resolves on the stream's acknowledgement. The event id doubles as the
       // message id, so a publish retried within the stream's duplicate window is stored once.
       await Promise.all(events.map((event) => js.publish(`${prefix}.${event.type}`, encodeEvent(event), { msgID: event.id, expect: { streamName: stream } })));
     },
     async subscribe(subscribeOptions: SubscribeOptions) {
-      if (closed) throw new Error(`the nats bus on stream "${stream}" is closed`);
+      if (closed || ended) throw refuse();
       const sub = subscriber(subscribeOptions);
       const patterns = subscribeOptions.patterns;
-      if (!/^[A-Za-z0-9_-]+$/.test(sub.name)) throw new ConfigError(`natsBus: "${sub.name}" cannot name a durable consumer: use letters, digits, '_' and '-'`);
+      if (!/^[A-Za-z0-9_-]+$/.test(sub.name)) throw new ConfigError(`natsBus: "${sub.name}" cannot name a consumer: use letters, digits, '_' and '-'`);
       if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
-      const exists = await jsm.consumers.info(stream, sub.name).then(
-        () => true,
-        (error: Error & { code?: string; api_error?: { err_code?: number } }) => {
-          if (error.api_error?.err_code === 10014 || /consumer not found/i.test(error.message)) return false;
-          throw error;
-        },
-      );
-      if (!exists) {
-        await jsm.consumers.add(stream, {
-          durable_name: sub.name,
-          ack_policy: AckPolicy.Explicit,
-          // A new durable starts with the events published from now on.
-          deliver_policy: DeliverPolicy.New,
-          ack_wait: nanos(ackWaitMs),
-          max_deliver: -1,
-          // Servers before 2.10 filter on one subject: one pattern filters on the server, several are matched here.
-          filter_subject: patterns.length === 1 ? `${prefix}.${patterns[0]}` : `${prefix}.>`,
-        });
+      const config = {
+        ack_policy: AckPolicy.Explicit,
+        // A new consumer starts with the events published from now on.
+        deliver_policy: DeliverPolicy.New,
+        ack_wait: nanos(ackWaitMs),
+        max_deliver: -1,
+        // Servers before 2.10 filter on one subject: one pattern filters on the server, several are matched here.
+        filter_subject: patterns.length === 1 ? `${prefix}.${patterns[0]}` : `${prefix}.>`,
+      };
+      if (sub.ephemeral) {
+        // Named but not durable (servers from 2.9): the server deletes it once nothing has pulled from it for the threshold.
+        await jsm.consumers.add(stream, { ...config, name: sub.name, inactive_threshold: nanos(ephemeralExpiryMs) });
+      } else if (!(await consumerExists(jsm, stream, sub.name))) {
+        await jsm.consumers.add(stream, { ...config, durable_name: sub.name });
       }
       const consumer = await js.consumers.get(stream, sub.name);
       const messages = await consumer.consume({ max_messages: batch });
-      const subscription = new NatsSubscription(sub, messages, bus, log, () => subscriptions.delete(subscription));
+      const remove = sub.ephemeral ? () => jsm.consumers.delete(stream, sub.name).then(() => undefined) : null;
+      const subscription = new NatsSubscription(sub, messages, bus, log, remove, () => subscriptions.delete(subscription));
       subscriptions.add(subscription);
       return subscription;
     },
@@ -136,7 +146,7 @@ export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
       if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.close()));
-      if (owned) await nc.drain();
+      if (owned && !nc.isClosed()) await nc.drain();
     },
   };
   return bus;
@@ -152,10 +162,15 @@ class NatsSubscription implements Subscription {
     private readonly messages: ConsumerMessages,
     private readonly bus: EventBus,
     private readonly log: Logger,
+    /** Deletes an ephemeral subscription's consumer; null for a durable one. */
+    private readonly remove: (() => Promise<void>) | null,
     private readonly forget: () => void,
   ) {
     this.name = sub.name;
-    this.loop = this.run();
+    // The messages end with an error when the connection closes under them; ended() has said so already.
+    this.loop = this.run().catch((error: unknown) => {
+      if (!this.stopping) this.log.error({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'nats subscription ended');
+    });
   }
 
   private async run(): Promise<void> {
@@ -191,9 +206,21 @@ class NatsSubscription implements Subscription {
       this.stopping = true;
       this.forget();
       await this.messages.close();
+      await this.loop;
+      await this.remove?.().catch((error: unknown) => this.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'nats: could not delete the ephemeral consumer; the server deletes it after ephemeralExpiryMs'));
     }
     await this.loop;
   }
+}
+
+async function consumerExists(jsm: JetStreamManager, stream: string, name: string): Promise<boolean> {
+  return jsm.consumers.info(stream, name).then(
+    () => true,
+    (error: Error & { api_error?: { err_code?: number } }) => {
+      if (error.api_error?.err_code === 10014 || /consumer not found/i.test(error.message)) return false;
+      throw error;
+    },
+  );
 }
 
 /** Reads the stream and returns the subject prefix, or rejects with what is wrong. */
@@ -257,8 +284,3 @@ function covers(outer: string, inner: string): boolean {
   }
 }
 
-
-function positive(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`natsBus(): ${name} must be a whole number above 0, not ${String(value)}`);
-  return value;
-}

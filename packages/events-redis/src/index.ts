@@ -5,7 +5,10 @@
  * name, and an entry is acknowledged (XACK) once the shared delivery rules
  * have dealt with it. Entries a crashed consumer read but never acknowledged
  * are taken over by a live one (XAUTOCLAIM) once they have been idle for
- * `claimIdleMs`.
+ * `claimIdleMs`. An ephemeral subscription's group is destroyed when it
+ * closes; while it runs it keeps a heartbeat key alive, and every ephemeral
+ * subscription on the stream destroys the groups of those whose heartbeat
+ * expired (their process died), so a crash leaves a group for a bounded time.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +20,7 @@ import {
   type EventBus,
   type Logger,
   type MfxEvent,
+  positiveWhole,
   silentLogger,
   type SubscribeOptions,
   type Subscriber,
@@ -40,6 +44,8 @@ export interface RedisStreamBusOptions {
   batch?: number;
   /** How long one blocking read waits, in ms, before it looks for entries to reclaim again (default 5 000). */
   blockMs?: number;
+  /** How long after its process died an ephemeral subscription's group is destroyed, in ms (default 60 000): its heartbeat key's lifetime, renewed every third of it. */
+  ephemeralExpiryMs?: number;
   /** This process's consumer name inside each group (default `<host>-<pid>-<random>`). */
   consumer?: string;
   /** Where handler failures, dead letters and undecodable entries are logged (default silent). */
@@ -62,9 +68,11 @@ type Entry = [id: string, fields: string[]];
 export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
   if (!options?.redis && !options?.url) throw new ConfigError('redisStreamBus() needs { redis } (an ioredis client) or { url }');
   const stream = options.stream ?? 'mfx:events';
+  const positive = (value: number, name: string): number => positiveWhole('redisStreamBus()', name, value);
   const claimIdleMs = positive(options.claimIdleMs ?? 60_000, 'claimIdleMs');
   const batch = positive(options.batch ?? 16, 'batch');
   const blockMs = positive(options.blockMs ?? 5_000, 'blockMs');
+  const ephemeralExpiryMs = positive(options.ephemeralExpiryMs ?? 60_000, 'ephemeralExpiryMs');
   if (options.maxLen !== undefined) positive(options.maxLen, 'maxLen');
   const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const log = options.logger ?? silentLogger;
@@ -95,13 +103,11 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
       if (closed) throw new Error(`the redis-streams bus on "${stream}" is closed`);
       const sub = subscriber(subscribeOptions);
       if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
-      try {
-        // '$': a new group starts with the events published from now on; MKSTREAM creates the stream on first use.
-        await client.xgroup('CREATE', stream, sub.name, '$', 'MKSTREAM');
-      } catch (error) {
-        if (!String((error as Error).message).startsWith('BUSYGROUP')) throw error;
-      }
-      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log }, () => subscriptions.delete(subscription));
+      const ephemeral = sub.ephemeral ? new EphemeralGroups(client, stream, ephemeralExpiryMs, log) : null;
+      // Registered before the group exists, so no sweep can take the new group for a dead one.
+      await ephemeral?.beat(sub.name);
+      await createGroup(client, stream, sub.name, '$');
+      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log }, ephemeral, () => subscriptions.delete(subscription));
       subscriptions.add(subscription);
       subscription.start();
       return subscription;
@@ -114,6 +120,60 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
     },
   };
   return bus;
+}
+
+/** '$': a new group starts with the events published from now on ('0': the whole stream); MKSTREAM creates the stream on first use. An existing group is kept. */
+async function createGroup(client: Redis, stream: string, name: string, from: '$' | '0'): Promise<void> {
+  try {
+    await client.xgroup('CREATE', stream, name, from, 'MKSTREAM');
+  } catch (error) {
+    if (!String((error as Error).message).startsWith('BUSYGROUP')) throw error;
+  }
+}
+
+/**
+ * The groups of ephemeral subscriptions on one stream: the set
+ * `<stream>:ephemeral` names them, and each live one renews its key
+ * `<stream>:ephemeral:<name>` (expiring after `expiryMs`, on Redis's clock).
+ * A member whose key is gone belongs to a process that died: its group is
+ * destroyed by whichever ephemeral subscription sweeps next.
+ */
+class EphemeralGroups {
+  private readonly registry: string;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly stream: string,
+    readonly expiryMs: number,
+    private readonly log: Logger,
+  ) {
+    this.registry = `${stream}:ephemeral`;
+  }
+
+  private key(name: string): string {
+    return `${this.registry}:${name}`;
+  }
+
+  /** Says the subscription `name` is alive for another `expiryMs`. */
+  async beat(name: string): Promise<void> {
+    await this.client.multi().set(this.key(name), '1', 'PX', this.expiryMs).sadd(this.registry, name).exec();
+  }
+
+  /** Destroys the groups of ephemeral subscriptions whose heartbeat expired. */
+  async sweep(): Promise<void> {
+    for (const name of await this.client.smembers(this.registry)) {
+      if (await this.client.exists(this.key(name))) continue;
+      // Fails only when the stream itself is gone, and the group with it.
+      await this.client.xgroup('DESTROY', this.stream, name).catch(() => 0);
+      await this.client.srem(this.registry, name);
+      this.log.warn({ stream: this.stream, subscription: name }, 'redis-streams: destroyed the group of an ephemeral subscription whose process is gone');
+    }
+  }
+
+  /** Removes the subscription's group and heartbeat: it closed. */
+  async remove(name: string): Promise<void> {
+    await this.client.multi().xgroup('DESTROY', this.stream, name).del(this.key(name)).srem(this.registry, name).exec();
+  }
 }
 
 interface Settings {
@@ -138,14 +198,33 @@ class RedisSubscription implements Subscription {
     private readonly client: Redis,
     private readonly bus: EventBus,
     private readonly settings: Settings,
+    private readonly ephemeral: EphemeralGroups | null,
     private readonly forget: () => void,
   ) {
     this.name = sub.name;
   }
 
+  private heartbeat: NodeJS.Timeout | null = null;
+  /** The heartbeats, one after the other; close() lets the last finish so it cannot renew the key after the group was removed. */
+  private beating: Promise<void> = Promise.resolve();
+
   start(): void {
+    if (this.ephemeral) {
+      const ephemeral = this.ephemeral;
+      const tick = (): void => {
+        // Redis away: the next tick tries again; a group swept meanwhile is made again by the read loop.
+        this.beating = this.beating
+          .then(() => ephemeral.beat(this.name))
+          .then(() => ephemeral.sweep())
+          .catch((error: unknown) => this.settings.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams: ephemeral heartbeat failed'));
+      };
+      tick();
+      this.heartbeat = setInterval(tick, Math.max(1, Math.floor(ephemeral.expiryMs / 3)));
+      this.heartbeat.unref();
+    }
     this.loop = this.run().catch((error) => {
       if (this.stopping) return;
+      if (this.heartbeat) clearInterval(this.heartbeat);
       this.settings.log.error({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams subscription ended');
       this.forget();
       this.sub.onClosed?.(error instanceof Error ? error : new Error(String(error)));
@@ -167,9 +246,16 @@ class RedisSubscription implements Subscription {
         if (this.stopping) return;
         const message = String((error as Error)?.message ?? error);
         if (message.startsWith('NOGROUP')) {
+          if (this.ephemeral) {
+            // Swept while this process was silent past its heartbeat: made again for the events from now on, as an ephemeral subscription starts.
+            this.settings.log.warn({ subscription: this.name, stream }, 'redis-streams ephemeral group was gone; made again at the end of the stream');
+            await this.ephemeral.beat(this.name).catch(() => {});
+            await createGroup(this.client, stream, this.name, '$').catch(() => {});
+            continue;
+          }
           // The stream was deleted (and maybe made again by a publish): the group is made again, reading the new stream from its start.
           this.settings.log.warn({ subscription: this.name, stream }, 'redis-streams group was gone; made again from the start of the stream');
-          await this.client.xgroup('CREATE', stream, this.name, '0', 'MKSTREAM').catch(() => {});
+          await createGroup(this.client, stream, this.name, '0').catch(() => {});
           continue;
         }
         // Redis away or restarting: try again, waiting longer each time (at most 30 s); close() ends the wait.
@@ -230,9 +316,15 @@ class RedisSubscription implements Subscription {
     this.forget();
     // A blocking read in flight returns early once its connection goes; a running handler finishes first.
     const reading = this.loop;
+    if (this.heartbeat) clearInterval(this.heartbeat);
     this.reader.disconnect();
     this.wake?.();
     await reading;
+    await this.beating;
+    if (this.ephemeral) {
+      // Left behind when Redis is away now: its heartbeat expires and another ephemeral subscription sweeps it.
+      await this.ephemeral.remove(this.name).catch((error: unknown) => this.settings.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams: could not destroy the ephemeral group'));
+    }
   }
 }
 
@@ -240,9 +332,4 @@ function decode(fields: string[]): MfxEvent | null {
   const at = fields.indexOf('e');
   if (at < 0 || at % 2 !== 0) return null;
   return decodeEvent(fields[at + 1]!);
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`redisStreamBus(): ${name} must be a whole number above 0, not ${String(value)}`);
-  return value;
 }

@@ -39,6 +39,7 @@ export interface Subscriber {
   dlqType: string | null;
   backoffMs: number;
   onClosed: ((reason: Error) => void) | null;
+  ephemeral: boolean;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -52,6 +53,7 @@ export function subscriber(options: SubscribeOptions): Subscriber {
   const backoffMs = options.backoffMs ?? 100;
   if (!(backoffMs >= 0)) throw new ConfigError(`subscribe({ name: '${options.name}' }): backoffMs must be 0 or more`);
   if (options.dlqType !== undefined) compilePatterns([options.dlqType]);
+  if (options.ephemeral !== undefined && typeof options.ephemeral !== 'boolean') throw new ConfigError(`subscribe({ name: '${options.name}' }): ephemeral must be true or false, not ${String(options.ephemeral)}`);
   return {
     name: options.name,
     matches: compilePatterns(options.patterns),
@@ -60,7 +62,22 @@ export function subscriber(options: SubscribeOptions): Subscriber {
     dlqType: options.dlqType ?? null,
     backoffMs,
     onClosed: options.onClosed ?? null,
+    ephemeral: options.ephemeral === true,
   };
+}
+
+/**
+ * Checks a bus option that counts something (a batch, a wait in ms): a whole
+ * number above 0, or a ConfigError naming the bus and the option. Shared by
+ * the runtime's buses and the broker packages so the rule and its message are
+ * written once.
+ *
+ * @example
+ * const batch = positiveWhole('natsBus()', 'batch', options.batch ?? 16);
+ */
+export function positiveWhole(owner: string, name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${owner}: ${name} must be a whole number above 0, not ${String(value)}`);
+  return value;
 }
 
 /** The event a dead letter republishes: a fresh id, the original headers plus `original_type` and `original_id`, everything else kept. */

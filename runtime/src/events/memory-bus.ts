@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../errors/api-error.js';
 import { defaultLogger, type Logger } from '../log/logger.js';
-import { deliver, type Subscriber, subscriber } from './delivery.js';
+import { deliver, positiveWhole, type Subscriber, subscriber } from './delivery.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
 
 export interface MemoryBusOptions {
@@ -84,8 +84,7 @@ export class MemoryBus implements EventBus {
   private closed = false;
 
   constructor(options: MemoryBusOptions = {}) {
-    this.capacity = options.capacity ?? 10_000;
-    if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new ConfigError(`memoryBus(): capacity must be a whole number of 1 or more, not ${String(options.capacity)}`);
+    this.capacity = positiveWhole('memoryBus()', 'capacity', options.capacity ?? 10_000);
     this.log = options.logger ?? defaultLogger('mfx-events');
   }
 

@@ -16,6 +16,7 @@ import { type Duration, durationMs } from '../config/readers.js';
 import { ConfigError } from '../errors/api-error.js';
 import { defaultLogger, type Logger } from '../log/logger.js';
 import type { TableSpec } from '../sql/schema.js';
+import { positiveWhole } from './delivery.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
 
 export interface OutboxOptions {
@@ -95,8 +96,7 @@ export class OutboxBus implements EventBus {
     this.table = options.table ?? 'mfx_outbox';
     this.tables = [outboxTable(this.table)];
     this.intervalMs = durationMs(options.interval, 1000, 'outboxBus interval');
-    this.batch = options.batch ?? 100;
-    if (!Number.isInteger(this.batch) || this.batch < 1) throw new ConfigError(`outboxBus(): batch must be a whole number of 1 or more, not ${String(options.batch)}`);
+    this.batch = positiveWhole('outboxBus()', 'batch', options.batch ?? 100);
     this.retentionMs = durationMs(options.retention, 24 * 3_600_000, 'outboxBus retention');
     this.dlqType = options.dlqType ?? null;
     this.log = options.logger ?? defaultLogger('mfx-outbox');

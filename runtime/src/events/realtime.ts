@@ -23,7 +23,7 @@ import { identityHeaders } from '../http/router.js';
 import { writeJson } from '../http/respond.js';
 import type { Identity } from '../pipeline/types.js';
 import type { Plugin } from '../plugins/plugins.js';
-import { compilePatterns } from './delivery.js';
+import { compilePatterns, positiveWhole } from './delivery.js';
 import type { EventBus, MfxEvent, Subscription } from './types.js';
 
 export interface RealtimeOptions {
@@ -41,7 +41,13 @@ export interface RealtimeOptions {
   keepAliveMs?: number;
   /** What the hub subscribes to on the bus (default every type of two or three segments: `*.*`, `*.*.*`). */
   patterns?: readonly string[];
-  /** The bus subscription's name; default unique per process (`realtime-<host>-<pid>-<random>`), so every replica receives every event. */
+  /**
+   * The bus subscription's name; default unique per process
+   * (`realtime-<host>-<pid>-<random>`), so every replica receives every
+   * event, and ephemeral (its consumer group, consumer or queue goes with the
+   * process). A name given here is a durable subscription, reused across
+   * restarts.
+   */
   subscription?: string;
   /**
    * Whether a caller may see an event; runs per connection and event. The
@@ -114,10 +120,10 @@ class Recent {
  */
 export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<App> {
   if (!bus || typeof bus.subscribe !== 'function') throw new ConfigError('realtime(bus) needs an event bus (memoryBus(), redisStreamBus(), ...)');
-  const maxConnections = whole(options.maxConnections ?? 1000, 'maxConnections');
-  const bufferSize = whole(options.bufferSize ?? 1000, 'bufferSize');
-  const maxBufferedBytes = whole(options.maxBufferedBytes ?? 1024 * 1024, 'maxBufferedBytes');
-  const keepAliveMs = whole(options.keepAliveMs ?? 15_000, 'keepAliveMs');
+  const maxConnections = positiveWhole('realtime()', 'maxConnections', options.maxConnections ?? 1000);
+  const bufferSize = positiveWhole('realtime()', 'bufferSize', options.bufferSize ?? 1000);
+  const maxBufferedBytes = positiveWhole('realtime()', 'maxBufferedBytes', options.maxBufferedBytes ?? 1024 * 1024);
+  const keepAliveMs = positiveWhole('realtime()', 'keepAliveMs', options.keepAliveMs ?? 15_000);
   const busPatterns = options.patterns ?? ['*.*', '*.*.*'];
   compilePatterns(busPatterns);
   const origins = options.origins ? new Set(options.origins) : null;
@@ -376,6 +382,8 @@ export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<A
     });
     subscription = await bus.subscribe({
       name: options.subscription ?? `realtime-${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      // A per-process name is never used again: its broker artefact goes with the process. A name the app chose is durable, so a restarted replica catches up on what it missed.
+      ephemeral: options.subscription === undefined,
       patterns: busPatterns,
       retries: 0,
       handler: (event) => {
@@ -434,9 +442,4 @@ function refuseUpgrade(req: IncomingMessage, socket: Socket, error: unknown, ser
   const headers = { ...identityHeaders(req, serviceName), ...(api.headers ?? {}), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
   const head = [`HTTP/1.1 ${api.status} ${STATUS_CODES[api.status]}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
   if (!socket.destroyed) socket.end(`${head}\r\n\r\n${body}`);
-}
-
-function whole(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`realtime(): ${name} must be a whole number above 0, not ${String(value)}`);
-  return value;
 }

@@ -50,8 +50,18 @@ export interface SubscribeOptions {
   dlqType?: string;
   /** First retry delay in ms, doubled per retry (default 100, capped at 30 s); tests make it small. */
   backoffMs?: number;
-  /** Called once when the subscription ends for a reason other than `close()` (an AMQP connection dropped), with that reason. */
+  /** Called once when the subscription ends for a reason other than `close()` (a broker connection dropped for good), with that reason. */
   onClosed?: (reason: Error) => void;
+  /**
+   * The subscription's broker artefact (Redis consumer group, NATS consumer,
+   * AMQP queue) lives only as long as the subscription: `close()` removes it,
+   * and the broker or the bus removes it after its process died or its
+   * connection dropped, so a per-process name (the realtime hub's) leaves
+   * nothing behind. Events published while it does not run are not kept for
+   * it and there is no redelivery to another process: at most once across a
+   * crash. Default false (durable). In-process buses have nothing to remove.
+   */
+  ephemeral?: boolean;
 }
 
 export interface Subscription {

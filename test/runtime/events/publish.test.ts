@@ -3,7 +3,7 @@
 // nothing for a failed or rolled-back write, and the memory bus's own rules.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type MfxEvent, memoryBus, publishEvents, redactRow, transaction } from '@mfx/runtime';
+import { type MfxEvent, memoryBus, outboxBus, publishEvents, redactRow, transaction } from '@mfx/runtime';
 import { memoryLogger, startServer } from '../../support/server.js';
 import { eachBackend, sqlite, useServer } from '../../support/suite.js';
 import { Recorder } from '../../support/wait.js';
@@ -143,6 +143,11 @@ describe('publishEvents at startup', () => {
 });
 
 describe('memoryBus', () => {
+  it('refuses a capacity that is not a whole number above 0, and an outbox batch likewise', () => {
+    assert.throws(() => memoryBus({ capacity: 0 }), { name: 'ConfigError', message: 'mfx: memoryBus(): capacity must be a whole number above 0, not 0' });
+    assert.throws(() => outboxBus(() => null as never, { relayTo: memoryBus(), batch: 2.5 }), { name: 'ConfigError', message: 'mfx: outboxBus(): batch must be a whole number above 0, not 2.5' });
+  });
+
   it('never blocks the publisher, keeps each subscription in order, drops beyond its capacity, and drains on close', async () => {
     const logger = memoryLogger();
     const bus = memoryBus({ capacity: 3, logger });
