@@ -47,7 +47,7 @@ export {
   type StreamInit,
   type StreamResponse,
 } from './pipeline/context.js';
-export { presetIdentity } from './http/in-process.js';
+export { type InProcessCall, markInProcess, presetIdentity } from './http/in-process.js';
 export type { MultipartBody, MultipartLimits, MultipartParser, UploadedFile } from './http/multipart.js';
 export type { ByteRange, FileStorage, StoredFile, StoredFileMeta } from './files/storage.js';
 export { type DiskStorageOptions, diskStorage } from './files/disk.js';

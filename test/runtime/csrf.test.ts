@@ -4,7 +4,8 @@
 // bearer callers are exempt; every refusal is a 403 with nothing written.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type App, bearer, csrf, identity } from '@mfx/runtime';
+import { type App, bearer, csrf, identity, markInProcess } from '@mfx/runtime';
+import { inject } from 'light-my-request';
 import { bearerHeader, SECRET, token } from '../support/auth.js';
 import { startServer } from '../support/server.js';
 import { eachBackend, sqlite, useServer } from '../support/suite.js';
@@ -99,6 +100,26 @@ eachBackend('csrf()', (backend) => {
   it('a bearer-authenticated request is exempt: no cookie, no header', async () => {
     const res = await server.request('POST', '/tags', { headers: bearerHeader(token()), body: { name: 'bearer-1' } });
     assert.equal(res.status, 201, res.text);
+  });
+
+  it('a request marked in-process (the admin panel\'s calls) passes without the token; the same request from outside is refused', async () => {
+    const handler = server.app.handler();
+    const prefix = server.app.config.pathPrefix;
+    const send = (marked: boolean) =>
+      inject(
+        (req, res) => {
+          if (marked) markInProcess(req, { identity: identity({ userId: 'panel-user', authMethod: 'basic' }) });
+          handler(req, res);
+        },
+        { method: 'POST', url: `${prefix}/tags`, headers: { 'content-type': 'application/json', ...cookies() }, payload: JSON.stringify({ name: `in-process-${marked}` }) },
+      );
+    const outside = await send(false);
+    assert.equal(outside.statusCode, 403);
+    assert.deepEqual(JSON.parse(outside.payload), { error: { code: 'CSRF_TOKEN_MISSING', message: 'missing X-CSRF-Token header: send the value of the csrf_token cookie in it' } });
+    assert.equal((await server.request('GET', '/tags?filter=name:eq:in-process-false')).body.meta.total, 0);
+    const inside = await send(true);
+    assert.equal(inside.statusCode, 201, inside.payload);
+    assert.equal(JSON.parse(inside.payload).data.name, 'in-process-true');
   });
 
   it('a bad bearer token is still 401 (the authenticator decides first)', async () => {

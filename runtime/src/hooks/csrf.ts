@@ -7,6 +7,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, ConfigError } from '../errors/api-error.js';
+import { inProcessOf } from '../http/in-process.js';
 import { describeHook, hookMeta, type RegisteredHook } from '../pipeline/hook-meta.js';
 import { type Hook, OPS } from '../pipeline/types.js';
 
@@ -72,7 +73,9 @@ const sameToken = (a: string, b: string) => {
  * `CSRF_TOKEN_MISSING`; no cookie `CSRF_COOKIE_MISSING`; a header that
  * differs from the cookie (compared in constant time) `CSRF_TOKEN_MISMATCH`.
  * A request that an authenticator accepted with `Authorization: Bearer` is
- * exempt unless `exemptBearer: false`.
+ * exempt unless `exemptBearer: false`. A request made in this process and
+ * marked with `markInProcess` (the admin panel's calls, which check their
+ * own double-submit token) is let through: no browser sent it.
  *
  * @example
  * app.use('auth', sessionAuth);
@@ -96,6 +99,8 @@ export function csrf(options: CsrfOptions = {}): Hook {
   let setCookie = '';
 
   const hook: Hook = (ctx, next) => {
+    // A satellite's in-process call (the admin panel): no browser sent it, and the satellite checked the browser's request itself.
+    if (inProcessOf(ctx.req)) return next();
     const headers = ctx.req.headers;
     const token = readCookie(headers, cookie);
     if (SAFE.has(ctx.req.method ?? 'GET')) {

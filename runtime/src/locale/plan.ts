@@ -39,6 +39,8 @@ export interface ModelLocale {
   readonly fallback: string;
   /** The model's rewrite of a projected record, generated once (see buildLocalize). */
   readonly localize: Localize;
+  /** The same with every field in split mode: for in-process calls that ask for the stored maps (`localeMaps`). */
+  readonly localizeMaps: Localize;
 }
 
 /**
@@ -88,7 +90,7 @@ export function localePlanOf(model: ModelMeta, locales: ResolvedLocales): ModelL
         base: localeChain(NOTHING_REQUESTED, field, model.options.defaultLocale, locales),
       }),
     );
-    plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default, localize: buildLocalize(rules) };
+    plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default, localize: buildLocalize(rules), localizeMaps: buildLocalize(rules.map((rule): LocalizedRule => (rule.mode === 'split' ? rule : { ...rule, mode: 'split' }))) };
   }
   plans.set(model, plan);
   return plan;

@@ -4,6 +4,7 @@
  * `Accept-Language` when fromHeader), each field's resolution chain, the
  * response shape of each mode, and the envelope's direction.
  */
+import { inProcessOf } from '../http/in-process.js';
 import type { Context } from '../pipeline/context.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
@@ -24,6 +25,8 @@ export class RequestLocale {
     readonly locales: ResolvedLocales,
     /** Told once per request when a stored value is a plain string left by older data. */
     private readonly onLegacy: (model: ModelMeta, field: string, id: unknown) => void = () => {},
+    /** Every field answered in split mode, whatever its own (an in-process call's `localeMaps`). */
+    private readonly maps = false,
   ) {}
 
   /** The locale a field's request resolves to first: where a bare string is stored and where filters and sorts look. */
@@ -60,7 +63,7 @@ export class RequestLocale {
   project(model: ModelMeta, out: RecordData, id: unknown): void {
     const { plan, chains } = this.rulesOf(model);
     if (!plan) return;
-    const legacy = plan.localize(out, chains, this.requested.explicit);
+    const legacy = (this.maps ? plan.localizeMaps : plan.localize)(out, chains, this.requested.explicit);
     // A plain string left by older data: logged once per request.
     if (legacy !== null && !this.warned) {
       this.warned = true;
@@ -89,12 +92,17 @@ export function requestLocaleOf(ctx: Context, locales: ResolvedLocales): Request
   if (found) return found;
   const query = ctx.searchParamsIfAny?.get('locale') ?? undefined;
   const header = locales.fromHeader ? ctx.req.headers['accept-language'] : undefined;
-  found = new RequestLocale(requestedLocale(query, header, locales), locales, (model, field, id) => {
-    ctx.log.warn(
-      { requestId: ctx.requestId, model: model.name, field, id },
-      'a localized field holds a plain string left by older data; answered as it is (write the field again to store a locale map); further ones in this request are not logged',
-    );
-  });
+  found = new RequestLocale(
+    requestedLocale(query, header, locales),
+    locales,
+    (model, field, id) => {
+      ctx.log.warn(
+        { requestId: ctx.requestId, model: model.name, field, id },
+        'a localized field holds a plain string left by older data; answered as it is (write the field again to store a locale map); further ones in this request are not logged',
+      );
+    },
+    inProcessOf(ctx.req)?.localeMaps === true,
+  );
   ctx.localeState = found;
   return found;
 }
