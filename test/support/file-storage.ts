@@ -67,7 +67,8 @@ export const diskStorageFactory: StorageFactory = {
 };
 
 /** One part of a hand-built multipart body: a form value, or a file. */
-export type Part = { name: string; value: string } | { name: string; filename: string; type?: string; data: Buffer | string };
+/** A form value (with `type`, a declared Content-Type such as application/json) or a file part. */
+export type Part = { name: string; value: string; type?: string } | { name: string; filename: string; type?: string; data: Buffer | string };
 
 export const BOUNDARY = 'mfx-test-boundary-7d2c';
 
@@ -84,6 +85,7 @@ export function multipart(parts: readonly Part[], options: { cut?: number; bound
   for (const part of parts) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`;
     if ('filename' in part) head += `; filename="${part.filename.replace(/["\\]/g, '\\$&')}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}`;
+    else if (part.type) head += `\r\nContent-Type: ${part.type}`;
     chunks.push(Buffer.from(`${head}\r\n\r\n`, 'utf8'), Buffer.from('filename' in part ? part.data : part.value), Buffer.from('\r\n'));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));

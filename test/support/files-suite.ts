@@ -155,6 +155,37 @@ export function filesSuite(factory: StorageFactory): void {
       assert.deepEqual([res.body.data.age, res.body.data.active, res.body.data.avatar], [null, null, null]);
     });
 
+    it('reads a form value declared application/json as its JSON: null, a number and text exactly as in a JSON write', async () => {
+      const folder = await server.request('POST', '/folders', { body: { name: 'JSON parts' } });
+      assert.equal(folder.status, 201, folder.text);
+      const json = (value: unknown): { value: string; type: string } => ({ value: JSON.stringify(value), type: 'application/json' });
+      const created = await send(server, 'POST', '/pages', [
+        { name: 'folderId', ...json(folder.body.data.id) },
+        { name: 'slug', ...json(`json-${Date.now()}`) },
+        { name: 'image', filename: 'p.png', type: 'image/png', data: SAMPLES.png },
+      ]);
+      assert.equal(created.status, 201, created.text);
+      assert.match(created.body.data.image, FILE_KEY);
+      // A text part cannot clear a nullable text field (its empty value is ''); a JSON part can.
+      const cleared = await send(server, 'PATCH', `/pages/${created.body.data.id}`, [{ name: 'slug', ...json(null) }]);
+      assert.equal(cleared.status, 200, cleared.text);
+      assert.equal(cleared.body.data.slug, null);
+      const typed = await send(server, 'POST', '/profiles', [{ name: 'name', ...json('Ada') }, { name: 'age', ...json(36) }, { name: 'tags', ...json(['math']) }, { name: 'active', value: 'true', type: 'application/json; charset=utf-8' }]);
+      assert.equal(typed.status, 201, typed.text);
+      assert.deepEqual([typed.body.data.name, typed.body.data.age, typed.body.data.tags, typed.body.data.active], ['Ada', 36, ['math'], true]);
+    });
+
+    it('answers a form value declared application/json that is not JSON 400 INVALID_JSON, storing nothing', async () => {
+      const res = await refused(() =>
+        send(server, 'POST', '/profiles', [{ name: 'avatar', filename: 'a.png', type: 'image/png', data: SAMPLES.png }, { name: 'name', value: 'Ada', type: 'application/json' }]),
+      );
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body.error, { code: 'INVALID_JSON', message: 'the form value "name" is declared as application/json and is not JSON' });
+      const twice = await refused(() => send(server, 'POST', '/profiles', [{ name: 'name', value: '"Ada"', type: 'application/json' }, { name: 'name', value: 'Ada' }]));
+      assert.equal(twice.status, 400);
+      assert.deepEqual(twice.body.error, { code: 'MULTIPART_ERROR', message: 'the multipart body sends "name" more than once; send each field once' });
+    });
+
     it('answers a file over its max_size 413 FILE_TOO_LARGE, storing nothing', async () => {
       const big = Buffer.concat([SAMPLES.png, Buffer.alloc(MB + 1 - SAMPLES.png.length, 9)]);
       const res = await refused(() => send(server, 'POST', '/profiles', profile([{ name: 'avatar', filename: 'big.png', type: 'image/png', data: big }])));

@@ -57,7 +57,8 @@ export class FileFields {
   /**
    * The multipart parser of create and update: file parts named after a file
    * field of the request's model go to storage and the field gets the key;
-   * form values are typed like JSON values (`formValues`).
+   * form values are typed like JSON values (`formValues`), and those declared
+   * `application/json` are their JSON.
    */
   readonly parse = async (ctx: Context, limits: MultipartLimits): Promise<MultipartBody> => {
     const model = ctx.model!;
@@ -68,7 +69,7 @@ export class FileFields {
       onStorageError: (error) => this.storageFailed(ctx, 'storing an upload', error),
     });
     if (read.files.length > 0) this.uploads.set(ctx, { keys: read.files.map((f) => f.key), kept: false });
-    const fields = formValues(model, read.fields);
+    const fields = { ...formValues(model, read.fields), ...read.json };
     for (const file of read.files) fields[file.field] = file.key;
     return { fields, files: read.files };
   };

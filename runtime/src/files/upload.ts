@@ -24,9 +24,10 @@ export interface UploadOptions {
   onStorageError?: (error: unknown) => void;
 }
 
-/** A multipart body once read: the form values (text) and the file parts, each already in storage. */
+/** A multipart body once read: the form values (text), those declared `application/json` (parsed), and the file parts, each already in storage. */
 export interface ReadUpload {
   fields: Record<string, string>;
+  json: Record<string, unknown>;
   files: StoredUpload[];
 }
 
@@ -68,6 +69,7 @@ export function readUpload(req: IncomingMessage, options: UploadOptions): Promis
   }
   return new Promise<ReadUpload>((resolve, reject) => {
     const fields: Record<string, string> = {};
+    const json: Record<string, unknown> = {};
     const files: StoredUpload[] = [];
     const writes: Promise<unknown>[] = [];
     const open = new Set<Inspector>();
@@ -83,7 +85,7 @@ export function readUpload(req: IncomingMessage, options: UploadOptions): Promis
     };
     const finish = async () => {
       await Promise.allSettled(writes);
-      if (!failure) return resolve({ fields, files });
+      if (!failure) return resolve({ fields, json, files });
       // Whatever did reach storage before the failure goes again.
       await Promise.allSettled(files.map((file) => options.storage.delete(file.key)));
       reject(failure);
@@ -110,6 +112,16 @@ export function readUpload(req: IncomingMessage, options: UploadOptions): Promis
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(new ApiError('BODY_TOO_LARGE', `the form value ${quote(name)} is larger than ${MAX_FORM_VALUE_BYTES} bytes; send large content as a file part`), true);
       if (name in fields || seen.has(name)) return fail(sentTwice(name), true);
+      // A value declared application/json is its JSON (null included), which text cannot say; browsers never declare one.
+      if (mediaType(info.mimeType) === 'application/json') {
+        seen.add(name);
+        try {
+          json[name] = JSON.parse(value);
+        } catch {
+          return fail(new ApiError('INVALID_JSON', `the form value ${quote(name)} is declared as application/json and is not JSON`), true);
+        }
+        return;
+      }
       fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
