@@ -178,6 +178,48 @@ describe('the admin panel in a browser', { skip: missing }, () => {
     await page.close();
   });
 
+  it('finds a company past the first 100 by typing part of its name in the relation search, and saves it', { timeout: 120_000 }, async () => {
+    for (let i = 0; i < 105; i++) assert.equal((await server.request('POST', '/companies', { body: { name: `Company ${String(i).padStart(3, '0')}` } })).status, 201);
+    const far = (await server.request('POST', '/companies', { body: { name: 'Zeta Widgets' } })).body.data;
+    const { page, problems } = await openPage();
+    await page.goto(`${origin}/admin/users/new`);
+    const select = page.getByLabel('Company', { exact: true });
+    assert.equal(await select.locator('option', { hasText: 'Zeta Widgets' }).count(), 0, 'not among the first 100');
+    assert.match((await page.getByRole('status').textContent()) ?? '', /^The first 100 of 106 companies\. Search to find another\.$/);
+    await checkAccessibility(page, 'form with a relation search');
+    await screenshots(page, 'form-relation-search');
+
+    // The script asks the panel's JSON choices as the words are typed and narrows the select.
+    await page.getByLabel('Search companies').pressSequentially('zeta wid');
+    await page.locator('#f-companyId[data-query="zeta wid"]').waitFor();
+    assert.deepEqual(await select.locator('option').allTextContents(), ['—', `Zeta Widgets (${far.id.slice(0, 8)})`]);
+    assert.equal(await page.getByRole('status').textContent(), '1 match for “zeta wid”.');
+    await select.selectOption({ label: `Zeta Widgets (${far.id.slice(0, 8)})` });
+    await page.locator('#f-name').fill('Searched Sam');
+    await page.locator('#f-email').fill('sam@example.com');
+    await page.locator('#f-password').fill('long enough');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/admin\/users\/[0-9a-f-]{36}$/);
+    const id = page.url().split('/').pop()!;
+    assert.equal((await server.request('GET', `/users/${id}`)).body.data.companyId, far.id);
+
+    // Its edit form shows the far company selected, by name.
+    await page.goto(`${origin}/admin/users/${id}/edit`);
+    assert.equal(await select.inputValue(), far.id);
+    assert.equal(await select.locator('option:checked').textContent(), `Zeta Widgets (${far.id.slice(0, 8)})`);
+    // Enter in the search box searches in place too (the script stops the page reload).
+    await page.getByLabel('Search companies').fill('company 10');
+    await page.getByLabel('Search companies').press('Enter');
+    await page.locator('#f-companyId[data-query="company 10"]').waitFor();
+    assert.deepEqual((await select.locator('option').allTextContents()).slice(0, 2), ['—', `Zeta Widgets (${far.id.slice(0, 8)})`], 'the current choice stays');
+    assert.equal(await select.locator('option').count(), 7, 'the empty choice, the current one, and Company 100 to 104');
+    assert.equal(await page.getByRole('status').textContent(), '5 matches for “company 10”.');
+    assert.equal(page.url(), `${origin}/admin/users/${id}/edit`);
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []), []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('passes axe-core on every page type and saves their screenshots at desktop and phone widths', { timeout: 180_000 }, async () => {
     const { page, problems } = await openPage();
     const post = (await server.request('GET', '/posts?limit=1&sort=views:desc')).body.data[0];

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { admin, basicAuth } from '@mfx/admin';
-import { ApiError, bearer, ConfigError, diskStorage, hashPassword, identity, requireRole } from '@mfx/runtime';
+import { ApiError, bearer, ConfigError, csrf, diskStorage, hashPassword, identity, requireRole } from '@mfx/runtime';
 import { SAMPLES } from '../support/file-storage.js';
 import { bearerHeader, SECRET, token } from '../support/auth.js';
 import { sqlite } from '../support/suite.js';
 import { eachBackend, useServer } from '../support/suite.js';
 import type { ServerHandle } from '../support/server.js';
-import { csrfOf, mainText, panel } from './support.js';
+import { csrfOf, mainText, originOf, panel } from './support.js';
 
 const ADMIN = bearerHeader(token({ sub: 'admin-1', roles: ['admin'] }));
 const MEMBER = bearerHeader(token({ sub: 'member-1', roles: ['member'] }));
@@ -108,7 +108,7 @@ eachBackend('admin panel', (backend) => {
       const page = await panel(server, '/admin/', { headers: ADMIN });
       assert.equal(page.status, 200);
       assert.equal(page.headers.get('x-frame-options'), 'DENY');
-      assert.match(page.headers.get('content-security-policy')!, /default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'/);
+      assert.equal(page.headers.get('content-security-policy'), "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
       assert.equal(page.headers.get('cache-control'), 'no-store');
       assert.match(page.headers.get('set-cookie')!, /^mfx_admin_csrf=[0-9a-f]{64}; Path=\/admin; HttpOnly; SameSite=Lax; Secure$/);
       const text = mainText(page.html);
@@ -183,15 +183,62 @@ eachBackend('admin panel', (backend) => {
   });
 
   describe('relation inputs', () => {
-    it('offers a select of the parent rows, and a text input with suggestions once the parent has more than 100 rows', async () => {
+    const options = (html: string, id: string) => [...(new RegExp(`<select id="${id}"[^>]*>([\\s\\S]*?)</select>`).exec(html)?.[1] ?? '').matchAll(/<option value="([^"]*)"[^>]*>([^<]*)<\/option>/g)].map((m) => ({ value: m[1]!, label: m[2]! }));
+
+    it('offers a plain select of a small parent, and a search that narrows the select once the parent has more than 100 rows', async () => {
       const first = await create(server, 'companies', { name: `Parent ${backend.name} ${Date.now()}` });
       const small = await panel(server, '/admin/users/new', { headers: ADMIN });
       assert.match(small.html, new RegExp(`<select id="f-companyId" name="companyId">[\\s\\S]*<option value="${first.id}">`));
+      assert.doesNotMatch(small.html, /name="q_companyId"|_choices/);
       const existing = await count(server, 'companies');
-      for (let i = existing; i <= 100; i++) await create(server, 'companies', { name: `Many ${backend.name} ${i} ${Date.now()}` });
+      for (let i = existing; i <= 100; i++) await create(server, 'companies', { name: `Many ${backend.name} ${String(i).padStart(3, '0')} ${Date.now()}` });
+      // Sorted by name, a "Zz" company is past the first 100: only the search reaches it.
+      const far = await create(server, 'companies', { name: `Zz Far Widgets ${backend.name}` });
+      const total = await count(server, 'companies');
       const large = await panel(server, '/admin/users/new', { headers: ADMIN });
-      assert.match(large.html, /<input id="f-companyId" name="companyId" value="" list="f-companyId-options" autocomplete="off">/);
-      assert.equal([...large.html.matchAll(/<datalist id="f-companyId-options">([\s\S]*?)<\/datalist>/g)][0]![1]!.match(/<option /g)!.length, 100);
+      assert.equal(large.status, 200);
+      const listed = options(large.html, 'f-companyId');
+      assert.equal(listed.length, 101, 'the empty choice and the first 100 by name');
+      assert.ok(!listed.some((o) => o.value === far.id));
+      assert.match(large.html, /<select id="f-companyId" name="companyId" aria-describedby="f-companyId-status">/);
+      assert.match(large.html, /<label class="lookup-label" for="f-companyId-q">Search companies<\/label>/);
+      assert.match(large.html, /<input type="search" id="f-companyId-q" name="q_companyId" value="" form="f-companyId-lookup" autocomplete="off" data-choices="\/admin\/companies\/_choices" data-select="f-companyId" data-status="f-companyId-status">/);
+      assert.match(large.html, /<form id="f-companyId-lookup" class="lookup-form" method="get" action="\/admin\/users\/new"><\/form>/);
+      assert.match(large.html, new RegExp(`<p class="hint" id="f-companyId-status" role="status">The first 100 of ${total} companies\\. Search to find another\\.</p>`));
+      assert.match(large.html, /<script src="\/admin\/static\/admin\.js\?v=[0-9a-f]{12}" defer><\/script>/);
+
+      // Without the script: the GET search reloads the form with the select narrowed.
+      const narrowed = await panel(server, `/admin/users/new?q_companyId=${encodeURIComponent(`far widgets ${backend.name}`)}`, { headers: ADMIN });
+      assert.equal(narrowed.status, 200);
+      assert.deepEqual(options(narrowed.html, 'f-companyId'), [{ value: '', label: '—' }, { value: far.id, label: `Zz Far Widgets ${backend.name} (${far.id.slice(0, 8)})` }]);
+      assert.match(narrowed.html, new RegExp(`name="q_companyId" value="far widgets ${backend.name}"`));
+      assert.match(narrowed.html, new RegExp(`role="status">1 match for “far widgets ${backend.name}”\\.</p>`));
+      const none = await panel(server, '/admin/users/new?q_companyId=no-such-company-anywhere', { headers: ADMIN });
+      assert.deepEqual(options(none.html, 'f-companyId'), [{ value: '', label: '—' }]);
+      assert.match(none.html, /role="status">No company matches “no-such-company-anywhere”\.<\/p>/);
+
+      // With the script: the same search as JSON, gated like every page.
+      const json = await fetch(`${originOf(server)}/admin/companies/_choices?q=${encodeURIComponent(`FAR WIDGETS ${backend.name}`)}`, { headers: ADMIN });
+      assert.equal(json.status, 200);
+      assert.equal(json.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(json.headers.get('cache-control'), 'no-store');
+      assert.equal(json.headers.get('x-frame-options'), 'DENY');
+      assert.deepEqual(await json.json(), { data: [{ value: far.id, label: `Zz Far Widgets ${backend.name} (${far.id.slice(0, 8)})` }], meta: { total: 1, message: `1 match for “FAR WIDGETS ${backend.name}”.` } });
+      const firstPage = (await (await fetch(`${originOf(server)}/admin/companies/_choices`, { headers: ADMIN })).json()) as { data: unknown[]; meta: { total: number } };
+      assert.equal(firstPage.data.length, 100);
+      assert.equal(firstPage.meta.total, total);
+      assert.equal((await fetch(`${originOf(server)}/admin/companies/_choices?q=far`)).status, 401);
+      assert.equal((await fetch(`${originOf(server)}/admin/tags/_choices?q=x`, { headers: ADMIN })).status, 404);
+
+      // Saving the far company, then editing: the select shows it by name although it is not among the first 100.
+      const { cookie, token: csrf } = csrfOf(large);
+      const saved = await panel(server, '/admin/users', { headers: ADMIN, cookie, form: { _csrf: csrf, name: 'Far worker', email: `far-${backend.name}@example.com`, password: 'long enough', companyId: far.id } });
+      assert.equal(saved.status, 303, saved.html);
+      const id = saved.headers.get('location')!.split('/').pop()!;
+      assert.equal((await server.request('GET', `/users/${id}`)).body.data.companyId, far.id);
+      const edit = await panel(server, `/admin/users/${id}/edit`, { headers: ADMIN });
+      assert.match(edit.html, new RegExp(`<option value="${far.id}" selected>Zz Far Widgets ${backend.name} \\(${far.id.slice(0, 8)}\\)</option>`));
+      assert.match(edit.html, new RegExp(`<form id="f-companyId-lookup" class="lookup-form" method="get" action="/admin/users/${id}/edit"></form>`));
     });
   });
 
@@ -337,7 +384,9 @@ eachBackend('admin panel', (backend) => {
       for (const path of [`/admin/users/${user.id}`, `/admin/users/${user.id}/edit`, `/admin/posts/${post.id}`, `/admin/posts/${post.id}/edit`, '/admin/posts?f_title=%3Cscript', '/admin/posts/new']) {
         const page = await panel(server, path, { headers: ADMIN });
         assert.equal(page.status, 200, path);
-        assert.doesNotMatch(page.html, /<script|<img/i, path);
+        // The forms' one script is the panel's own file; nothing else may be a tag.
+        const html = page.html.replace(/<script src="\/admin\/static\/admin\.js\?v=[0-9a-f]{12}" defer><\/script>/, '');
+        assert.doesNotMatch(html, /<script|<img/i, path);
         assert.match(page.html, /&lt;script&gt;|&lt;img/, path);
       }
     });
@@ -459,6 +508,25 @@ eachBackend('admin panel with file fields', (backend) => {
     assert.equal(all.filter((p) => p.name === name).length, 0);
   });
 
+  it('clears a nullable text field to null alike from a urlencoded form and from a multipart one carrying a file', async () => {
+    const folder = (await server.request('POST', '/folders', { body: { name: `Cleared ${backend.name}` } })).body.data;
+    const pages = [];
+    for (const slug of ['kept-url', 'kept-multipart']) {
+      const made = await server.request('POST', '/pages', { body: { folderId: folder.id, slug: `${slug}-${backend.name}-${Date.now()}` } });
+      assert.equal(made.status, 201, made.text);
+      pages.push(made.body.data);
+    }
+    const { cookie, token: csrf } = csrfOf(await panel(server, `/admin/pages/${pages[0].id}/edit`));
+    const url = await panel(server, `/admin/pages/${pages[0].id}`, { cookie, form: { _csrf: csrf, folderId: folder.id, slug: '' } });
+    assert.equal(url.status, 303, url.html);
+    const multi = await panel(server, `/admin/pages/${pages[1].id}`, { cookie, multipart: formOf({ _csrf: csrf, folderId: folder.id, slug: '' }, { image: { name: 'p.png', type: 'image/png', data: SAMPLES.png } }) });
+    assert.equal(multi.status, 303, multi.html);
+    const [first, second] = await Promise.all(pages.map(async (p) => (await server.request('GET', `/pages/${p.id}`)).body.data));
+    assert.equal(first.slug, null);
+    assert.equal(second.slug, null);
+    assert.match(second.image, /\S/, 'the file of the multipart save is stored');
+  });
+
   it('refuses a multipart POST without the CSRF token (403)', async () => {
     const page = await panel(server, '/admin/profiles', { multipart: formOf({ name: 'x' }, { avatar: { name: 'a.png', type: 'image/png', data: SAMPLES.png } }) });
     assert.equal(page.status, 403);
@@ -485,6 +553,73 @@ eachBackend('admin panel with localized fields', (backend) => {
     const edit = await panel(server, `/admin/articles/${id}/edit`, { cookie });
     assert.match(edit.html, new RegExp(`name="title\\.en" value="Hello ${backend.name}"`));
     assert.match(edit.html, /name="title\.de" value="Hallo"/);
+  });
+
+  it('prefills every locale of resolve and dynamic fields on edit (the API answers them as maps to the panel only), and saves them back unchanged', async () => {
+    const stored = { title: { en: `Maps ${backend.name}` }, summary: { en: 'Short', de: 'Kurz', fr: 'Court' }, body: { en: 'Body', de: 'Rumpf' } };
+    const article = await server.request('POST', '/articles', { body: stored });
+    assert.equal(article.status, 201, article.text);
+    const id = article.body.data.id;
+    // Over HTTP a resolve field is its string only.
+    const read = (await server.request('GET', `/articles/${id}`)).body.data;
+    assert.equal(read.summary, 'Short');
+    assert.equal('summary_i18n' in read, false);
+    const edit = await panel(server, `/admin/articles/${id}/edit`);
+    assert.equal(edit.status, 200);
+    for (const [name, value] of [['summary.en', 'Short'], ['summary.de', 'Kurz'], ['summary.fr', 'Court'], ['body.en', 'Body'], ['body.de', 'Rumpf'], ['body.fr', ''], ['title.en', `Maps ${backend.name}`]]) {
+      assert.match(edit.html, new RegExp(`name="${name.replace('.', '\\.')}" value="${value}"`), name);
+    }
+    const page = await server.request('POST', '/pages', { body: { heading: { de: 'Startseite', en: 'Home' } } });
+    assert.equal(page.status, 201, page.text);
+    const pageEdit = await panel(server, `/admin/pages/${page.body.data.id}/edit`);
+    assert.match(pageEdit.html, /name="heading\.de" value="Startseite"/);
+    assert.match(pageEdit.html, /name="heading\.en" value="Home"/);
+    // Saved as the form shows it: the maps are written back as they were.
+    const { cookie, token: csrf } = csrfOf(edit);
+    const form: Record<string, string> = { _csrf: csrf };
+    for (const match of edit.html.matchAll(/name="((?:title|summary|body|motto)\.[a-z]{2})" value="([^"]*)"/g)) form[match[1]!] = match[2]!;
+    const saved = await panel(server, `/admin/articles/${id}`, { cookie, form });
+    assert.equal(saved.status, 303, saved.html);
+    const after = await server.request('GET', `/articles/${id}`);
+    assert.deepEqual(after.body.data.title_i18n, stored.title);
+    assert.equal(after.body.data.summary, 'Short');
+    assert.deepEqual((await server.request('GET', `/articles/${id}?locale=de`)).body.data.summary, 'Kurz');
+    assert.deepEqual((await server.request('GET', `/articles/${id}`)).body.data.body, stored.body);
+  });
+});
+
+eachBackend('admin panel beside the API\'s csrf()', (backend) => {
+  const server = useServer(backend, {
+    setup(app) {
+      // A browser API with cookie sessions: every unsafe request needs the csrf() token, reads are public.
+      app.use('auth', csrf({ secure: false }));
+      void app.plugin(admin({ auth: [bearer({ secret: SECRET }), requireRole('admin')] }));
+    },
+  });
+
+  it('creates, edits and deletes from the panel: its in-process calls are not refused by csrf()', async () => {
+    const { cookie, token: field } = await formToken(server, '/admin/tags/new');
+    const name = `csrf-both-${backend.name}-${Date.now()}`;
+    const created = await panel(server, '/admin/tags', { headers: ADMIN, cookie, form: { _csrf: field, name } });
+    assert.equal(created.status, 303, created.html);
+    const id = created.headers.get('location')!.split('/').pop()!;
+    const edited = await panel(server, `/admin/tags/${id}`, { headers: ADMIN, cookie, form: { _csrf: field, name: `${name}-edited` } });
+    assert.equal(edited.status, 303, edited.html);
+    assert.equal((await server.request('GET', `/tags/${id}`)).body.data.name, `${name}-edited`);
+    const deleted = await panel(server, `/admin/tags/${id}/delete`, { headers: ADMIN, cookie, form: { _csrf: field } });
+    assert.equal(deleted.status, 303, deleted.html);
+    assert.equal((await server.request('GET', `/tags/${id}`)).status, 404);
+  });
+
+  it('still refuses a forged write over HTTP, at the API (csrf()) and at the panel (its own token), writing nothing', async () => {
+    const name = `csrf-forged-${backend.name}-${Date.now()}`;
+    const api = await server.request('POST', '/tags', { body: { name }, headers: { ...ADMIN, cookie: `csrf_token=${'a'.repeat(64)}` } });
+    assert.equal(api.status, 403);
+    assert.deepEqual(api.body.error, { code: 'CSRF_TOKEN_MISSING', message: 'missing X-CSRF-Token header: send the value of the csrf_token cookie in it' });
+    const page = await panel(server, '/admin/tags', { headers: ADMIN, form: { name } });
+    assert.equal(page.status, 403);
+    assert.match(mainText(page.html), /403 Form expired/);
+    assert.equal(await count(server, 'tags', `name:eq:${name}`), 0);
   });
 });
 

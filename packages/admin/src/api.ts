@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type App, type Identity, presetIdentity } from '@mfx/runtime';
+import { type App, type Identity, markInProcess } from '@mfx/runtime';
 import { inject } from 'light-my-request';
 
 /** What an in-process call answered: its status and its JSON body (null when it sent none or not JSON). */
@@ -22,13 +22,15 @@ export interface ApiCall {
   /** Path under the API prefix with its query string, e.g. `/posts?limit=20`. */
   path: string;
   body?: Record<string, unknown>;
-  /** A body sent as it is (a multipart upload to POST /files) instead of `body`'s JSON. */
+  /** A body sent as it is (a multipart write with files) instead of `body`'s JSON. */
   raw?: { contentType: string; bytes: Buffer };
   identity: Identity | null;
   /** The admin request's Host, so host checks see what the browser sent. */
   host?: string;
   /** Sent as If-Match (an edit form's ETag on optimistic-lock models). */
   ifMatch?: string;
+  /** Localized fields as their stored maps (`<field>_i18n`) whatever their mode: an edit form shows every locale. */
+  localeMaps?: boolean;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface ApiCall {
  * request handler in this process (router, Auth, Deserialize, Validate,
  * Service, DB, Response), as the caller whose identity the gate found, so
  * every rule of the API applies exactly as over HTTP. No SQL is run here.
+ * The request is marked in-process (`markInProcess`), which the API's
+ * `csrf()` hook trusts: the panel checked its own double-submit token first.
  *
  * @example
  * const api = new InProcessApi(app);
@@ -61,7 +65,7 @@ export class InProcessApi {
     }
     const response = await inject(
       (req, res) => {
-        presetIdentity(req, call.identity);
+        markInProcess(req, { identity: call.identity, localeMaps: call.localeMaps === true });
         handler(req, res);
       },
       { method: call.method, url: `${this.app.config.pathPrefix}${call.path}`, headers, ...(payload === undefined ? {} : { payload }) },

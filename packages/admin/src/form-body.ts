@@ -55,7 +55,7 @@ function readMultipart(req: IncomingMessage, textLimit: number, fileLimit: numbe
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fieldSize: textLimit, fileSize: fileLimit, parts: 1000 } });
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: textLimit, fileSize: fileLimit, parts: 1000 } });
     } catch (error) {
       reject(new FormError(400, `The form could not be read: ${(error as Error).message}`));
       return;
@@ -84,20 +84,22 @@ function readMultipart(req: IncomingMessage, textLimit: number, fileLimit: numbe
 
 /**
  * A create or update body as multipart/form-data, the way the API takes a
- * write with files: each value a form value (text as it is, anything else as
- * JSON text, null as an empty value) and each file a part named after its
- * field, so the API checks the field's `accept` and `max_size` itself.
+ * write with files: each value a part declared `application/json` holding
+ * its JSON (so null, numbers and text arrive exactly as in the JSON write
+ * without files: one body, whichever way it travels) and each file a part
+ * named after its field, so the API checks the field's `accept` and
+ * `max_size` itself.
  *
  * @example
- * writeBody({ name: 'Ada', age: 36 }, new Map([['avatar', file]]));
+ * writeBody({ name: 'Ada', bio: null }, new Map([['avatar', file]]));
  */
 export function writeBody(body: Record<string, unknown>, files: ReadonlyMap<string, FormFile>): { contentType: string; bytes: Buffer } {
   const boundary = `mfx-admin-${randomBytes(12).toString('hex')}`;
   const parts: Buffer[] = [];
   const quoted = (text: string) => text.replace(/["\r\n\\]/g, '_');
   for (const [name, value] of Object.entries(body)) {
-    const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${text}\r\n`));
+    if (value === undefined) continue;
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(value)}\r\n`));
   }
   for (const [name, file] of files) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"; filename="${quoted(file.filename)}"\r\nContent-Type: ${file.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`));

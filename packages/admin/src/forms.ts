@@ -20,8 +20,8 @@ export interface FormInput {
   error: string | null;
   hint: string | null;
   choices: Choice[];
-  /** A relation whose target has too many rows for a select: a text input with suggestions. */
-  search: boolean;
+  /** A relation whose target has more rows than a select lists: a search that narrows the select. */
+  lookup: RelationLookup | null;
   /** One input per locale for localized fields. */
   locales: Array<{ locale: string; value: string; error: string | null }>;
   min: number | null;
@@ -31,6 +31,23 @@ export interface FormInput {
   accept: string | null;
   /** The current file's key and download link (the preview link). */
   file: { key: string; href: string } | null;
+}
+
+/**
+ * The search beside a large relation's select: without scripts a GET form
+ * (`q_<field>`) that reloads the form page with the select narrowed; with
+ * the panel's script, `choicesHref` (JSON) as you type.
+ */
+export interface RelationLookup {
+  query: string;
+  /** `GET {path}/<target>/_choices?q=`. */
+  choicesHref: string;
+  /** The form page the no-script search reloads. */
+  pageHref: string;
+  /** What the select holds, in words (a live region). */
+  status: string;
+  /** The search input's label. */
+  label: string;
 }
 
 /** Whether a field is in the form at all: writable ones on create, and readonly ones too (disabled) on edit. */

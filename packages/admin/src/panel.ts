@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, type App, Context, type Hook, type Identity } from '@mfx/runtime';
-import { type ApiAnswer, InProcessApi } from './api.js';
+import { type ApiAnswer, type ApiCall, InProcessApi } from './api.js';
 import { CSRF_FIELD, csrfCookie, csrfMatches, csrfTokenOf, newCsrfToken } from './csrf.js';
 import { type FormFile, FormError, readForm, type SubmittedForm, writeBody } from './form-body.js';
 import { accepts, type Choice, type FormInput, type FormMode, formBody, inForm, inputText } from './forms.js';
@@ -11,8 +11,10 @@ import { type AdminField, type AdminModel, adminModels } from './schema.js';
 
 /** Rows per list page (spec: 20). */
 export const PAGE_SIZE = 20;
-/** A BelongsTo target with more rows than this gets a text input with suggestions instead of a select. */
+/** A BelongsTo target with more rows than this gets a search beside its select; a select never lists more. */
 export const RELATION_SELECT_MAX = 100;
+/** The segment of a model's relation choices (JSON for the search script): `GET /admin/<table>/_choices?q=`. */
+export const CHOICES_SEGMENT = '_choices';
 /** The largest form body (without its files) the panel reads. */
 const FORM_LIMIT = 1024 * 1024;
 /** The largest file a form may carry without a `files` setting (its uploads are refused by the API then anyway). */
@@ -24,7 +26,7 @@ const REFORM = new Set([409, 413, 415, 422]);
 /** Every panel response carries these: nothing inline runs, nothing frames the panel. */
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
@@ -42,7 +44,16 @@ interface Visit {
 }
 
 /** A page's answer: a status and a template with its data, or a redirect. */
-type Answer = { status: number; template: 'dashboard' | 'list' | 'detail' | 'form' | 'error'; data: Record<string, unknown> } | { redirect: string };
+type Answer = { status: number; template: 'dashboard' | 'list' | 'detail' | 'form' | 'error'; data: Record<string, unknown> } | { redirect: string } | { status: number; json: unknown };
+
+/** A relation's choices: at most RELATION_SELECT_MAX rows, how many matched, and the words that say so. */
+interface Choices {
+  choices: Choice[];
+  total: number;
+  message: string;
+  /** The API's status when it refused the read (200 otherwise). */
+  status: number;
+}
 
 /**
  * The admin panel: a router-level middleware that serves the pages under
@@ -135,6 +146,7 @@ export class AdminPanel {
       return writable ? this.guarded(visit, (form) => this.create(visit, model, form)) : this.notFound();
     }
     if (id === 'new' && action === undefined && method === 'GET') return writable ? this.form(visit, model, 'create', null, new Map(), null) : this.notFound();
+    if (id === CHOICES_SEGMENT && action === undefined && method === 'GET') return this.choicesJson(visit, model);
     if (action === undefined) {
       if (method === 'GET') return this.detail(visit, model, id);
       return writable ? this.guarded(visit, (form) => this.update(visit, model, id, form)) : this.notFound();
@@ -262,7 +274,8 @@ export class AdminPanel {
   }
 
   private async editForm(visit: Visit, model: AdminModel, id: string): Promise<Answer> {
-    const answer = await this.call(visit, 'GET', `/${model.table}/${encodeURIComponent(id)}`);
+    // Localized fields as their stored maps, whatever their mode: one input per locale, each prefilled.
+    const answer = await this.call(visit, 'GET', `/${model.table}/${encodeURIComponent(id)}`, undefined, undefined, { localeMaps: true });
     if (answer.status !== 200) return this.apiFailure(answer, model);
     const record = answer.body!.data as Record<string, unknown>;
     const texts = new Map<string, string>();
@@ -314,9 +327,7 @@ export class AdminPanel {
 
   /** A create or update: JSON, or multipart with the files as parts named after their fields (the API checks them). */
   private write(visit: Visit, method: 'POST' | 'PATCH', path: string, body: Record<string, unknown>, files: Map<string, FormFile>, ifMatch?: string): Promise<ApiAnswer> {
-    if (files.size === 0) return this.call(visit, method, path, body, ifMatch);
-    const host = visit.req.headers.host;
-    return this.api.call({ method, path, raw: writeBody(body, files), identity: visit.identity, ...(host ? { host } : {}), ...(ifMatch ? { ifMatch } : {}) });
+    return this.call(visit, method, path, body, ifMatch, files.size === 0 ? {} : { raw: writeBody(body, files) });
   }
 
   private async remove(visit: Visit, model: AdminModel, id: string): Promise<Answer> {
@@ -343,9 +354,10 @@ export class AdminPanel {
     const known = new Set(model.inputs.flatMap((f) => [f.name, ...this.locales().map((l) => `${f.name}.${l}`)]));
     for (const [field, message] of fieldErrors) if (!known.has(field)) general.push(`${field}: ${message}`);
     const inputs: FormInput[] = [];
+    const pageHref = editing ? this.href(model.table, editing.id, 'edit') : this.href(model.table, 'new');
     for (const field of model.inputs) {
       if (!inForm(field, mode)) continue;
-      inputs.push(await this.formInput(visit, field, mode, texts, fieldErrors, editing?.record ?? null));
+      inputs.push(await this.formInput(visit, field, mode, texts, fieldErrors, editing?.record ?? null, pageHref));
     }
     const title = editing ? String(editing.record[model.titleField] ?? editing.id) : null;
     return {
@@ -362,11 +374,12 @@ export class AdminPanel {
         csrf: visit.csrf,
         etag: texts.get('_etag') ?? '',
         multipart: model.inputs.some((f) => f.widget === 'file' && inForm(f, mode)),
+        script: this.scriptHref(),
       },
     };
   }
 
-  private async formInput(visit: Visit, field: AdminField, mode: FormMode, texts: Map<string, string>, errors: Map<string, string>, record: Record<string, unknown> | null): Promise<FormInput> {
+  private async formInput(visit: Visit, field: AdminField, mode: FormMode, texts: Map<string, string>, errors: Map<string, string>, record: Record<string, unknown> | null, pageHref: string): Promise<FormInput> {
     const f = field.field;
     const input: FormInput = {
       name: field.name,
@@ -379,7 +392,7 @@ export class AdminPanel {
       error: errors.get(field.name) ?? null,
       hint: hintOf(field, mode),
       choices: [],
-      search: false,
+      lookup: null,
       locales: [],
       min: f.min ?? null,
       max: f.max ?? null,
@@ -394,19 +407,79 @@ export class AdminPanel {
       input.choices = (f.enum ?? []).map((value) => ({ value, label: value }));
       if (input.value !== '' && !f.enum?.includes(input.value)) input.choices.unshift({ value: input.value, label: input.value });
     }
-    if (field.widget === 'relation' && field.target) {
-      const target = this.shown.get(field.target.table);
-      const titleField = target?.titleField ?? 'id';
-      const answer = await this.call(visit, 'GET', `/${field.target.table}?limit=${RELATION_SELECT_MAX}${titleField !== 'id' && target?.columns.find((c) => c.name === titleField)?.roles.sortable ? `&sort=${titleField}:asc` : ''}`);
-      const rows = answer.status === 200 && Array.isArray(answer.body?.data) ? (answer.body!.data as Array<Record<string, unknown>>) : [];
-      input.choices = rows.map((row) => ({ value: String(row.id), label: titleField === 'id' ? String(row.id) : `${String(row[titleField] ?? '')} (${String(row.id).slice(0, 8)})` }));
-      input.search = (answer.body?.meta?.total ?? 0) > RELATION_SELECT_MAX;
-      if (input.value !== '' && !input.choices.some((c) => c.value === input.value)) input.choices.unshift({ value: input.value, label: input.value });
+    const target = field.widget === 'relation' && field.target ? this.shown.get(field.target.table) : undefined;
+    if (target) {
+      // A small target is a plain select; a large one (or one already searched) also gets a search that narrows it.
+      const query = (visit.search.get(`q_${field.name}`) ?? '').trim();
+      const found = await this.relationChoices(visit, target, query);
+      input.choices = found.choices;
+      if (query !== '' || found.total > RELATION_SELECT_MAX) {
+        input.lookup = { query, choicesHref: this.href(target.table, CHOICES_SEGMENT), pageHref, status: found.message, label: `Search ${target.label.toLowerCase()}` };
+      }
+      if (input.value !== '' && !input.choices.some((c) => c.value === input.value)) input.choices.unshift(await this.currentChoice(visit, target, input.value));
     }
     if (field.widget === 'localized') {
       input.locales = this.locales().map((locale) => ({ locale, value: texts.get(`${field.name}.${locale}`) ?? '', error: errors.get(`${field.name}.${locale}`) ?? null }));
     }
     return input;
+  }
+
+  /**
+   * The rows of a relation's target a select offers: the first
+   * RELATION_SELECT_MAX by its title, or, with `query`, those whose title
+   * contains it (the title field's filter; else the target's own search `q`
+   * over its searchable fields; else the row of that id). Read through the
+   * API as the caller, like every page.
+   */
+  private async relationChoices(visit: Visit, target: AdminModel, query: string): Promise<Choices> {
+    const title = target.columns.find((c) => c.name === target.titleField && c.name !== 'id');
+    const params = new URLSearchParams({ limit: String(RELATION_SELECT_MAX) });
+    if (title?.roles.sortable) params.set('sort', `${title.name}:asc`);
+    let answer: ApiAnswer;
+    if (query === '') answer = await this.call(visit, 'GET', `/${target.table}?${params}`);
+    else if (title?.roles.filterable) {
+      params.append('filter', `${title.name}:contains:${query}`);
+      answer = await this.call(visit, 'GET', `/${target.table}?${params}`);
+    } else if (target.meta.fieldsWith('searchable').length > 0) {
+      params.set('q', query);
+      answer = await this.call(visit, 'GET', `/${target.table}?${params}`);
+    } else {
+      // Nothing to search but the id: the row of that id, or none (a text that is no id is no match).
+      const one = await this.call(visit, 'GET', `/${target.table}/${encodeURIComponent(query)}`);
+      const rows = one.status === 200 && one.body?.data ? [one.body.data] : [];
+      answer = { status: 200, body: { data: rows, meta: { total: rows.length } }, etag: null };
+    }
+    if (answer.status !== 200 || !Array.isArray(answer.body?.data)) {
+      return { choices: [], total: 0, message: `The ${target.label.toLowerCase()} could not be loaded: ${apiMessage(answer)}`, status: answer.status === 200 ? 502 : answer.status };
+    }
+    const rows = answer.body!.data as Array<Record<string, unknown>>;
+    const total = answer.body!.meta?.total ?? rows.length;
+    const choices = rows.map((row) => this.choiceOf(target, row));
+    return { choices, total, message: choicesMessage(target, query, choices.length, total), status: 200 };
+  }
+
+  /** A row as a choice: its title and the start of its id (two rows may share a title), or the id alone. */
+  private choiceOf(target: AdminModel, row: Record<string, unknown>): Choice {
+    const id = String(row.id);
+    return { value: id, label: target.titleField === 'id' ? id : `${String(row[target.titleField] ?? '')} (${id.slice(0, 8)})` };
+  }
+
+  /** The current value of a relation that is not among the choices, labelled by its row when the caller may read it. */
+  private async currentChoice(visit: Visit, target: AdminModel, id: string): Promise<Choice> {
+    const answer = await this.call(visit, 'GET', `/${target.table}/${encodeURIComponent(id)}`);
+    const row = answer.status === 200 ? (answer.body?.data as Record<string, unknown> | undefined) : undefined;
+    return row && typeof row === 'object' ? this.choiceOf(target, row) : { value: id, label: id };
+  }
+
+  /** `GET /admin/<table>/_choices?q=`: the relation search's answer for the panel's script, as JSON. */
+  private async choicesJson(visit: Visit, model: AdminModel): Promise<Answer> {
+    const found = await this.relationChoices(visit, model, (visit.search.get('q') ?? '').trim());
+    if (found.status !== 200) return { status: found.status, json: { error: { message: found.message } } };
+    return { status: 200, json: { data: found.choices, meta: { total: found.total, message: found.message } } };
+  }
+
+  private scriptHref(): string {
+    return `${this.options.path}/static/admin.js?v=${this.assets.get('admin.js')?.hash ?? '0'}`;
   }
 
   /** A filter input: a select for enums and booleans, a search box otherwise. */
@@ -449,9 +522,9 @@ export class AdminPanel {
     return locales.supported ? [...locales.supported] : [locales.default];
   }
 
-  private call(visit: Visit, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: Record<string, unknown>, ifMatch?: string): Promise<ApiAnswer> {
+  private call(visit: Visit, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: Record<string, unknown>, ifMatch?: string, extra: Pick<ApiCall, 'raw' | 'localeMaps'> = {}): Promise<ApiAnswer> {
     const host = visit.req.headers.host;
-    return this.api.call({ method, path, body, identity: visit.identity, ...(host ? { host } : {}), ...(ifMatch ? { ifMatch } : {}) });
+    return this.api.call({ method, path, body, identity: visit.identity, ...(host ? { host } : {}), ...(ifMatch ? { ifMatch } : {}), ...extra });
   }
 
   private notFound(): Answer {
@@ -487,6 +560,12 @@ export class AdminPanel {
   private answer(visit: Visit, answer: Answer): void {
     const headers: Record<string, string> = {};
     if (visit.newCookie) headers['Set-Cookie'] = visit.newCookie;
+    if ('json' in answer) {
+      const body = Buffer.from(JSON.stringify(answer.json), 'utf8');
+      visit.res.writeHead(answer.status, { ...SECURITY_HEADERS, ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
+      visit.res.end(body);
+      return;
+    }
     if ('redirect' in answer) {
       visit.res.writeHead(303, { ...SECURITY_HEADERS, ...headers, Location: answer.redirect, 'Content-Length': '0', 'Cache-Control': 'no-store' });
       visit.res.end();
@@ -551,4 +630,13 @@ function localizedValue(record: Record<string, unknown>, field: AdminField, suff
   const value = record[`${field.name}${suffix}`] ?? record[field.name];
   if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, string>;
   return typeof value === 'string' ? { '': value } : {};
+}
+
+/** What a relation's choices are, in words (the search's live status). */
+function choicesMessage(target: AdminModel, query: string, shown: number, total: number): string {
+  const many = target.label.toLowerCase();
+  if (query === '') return total > shown ? `The first ${shown} of ${total} ${many}. Search to find another.` : `${total} ${many}.`;
+  if (total === 0) return `No ${target.singular.toLowerCase()} matches “${query}”.`;
+  const matches = `${total} ${total === 1 ? 'match' : 'matches'} for “${query}”`;
+  return total > shown ? `${matches}; the first ${shown} are listed.` : `${matches}.`;
 }
