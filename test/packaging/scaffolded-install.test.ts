@@ -3,7 +3,8 @@
 // as `npm create mfx` does) in a temporary directory outside the repository,
 // the tarballs installed there (third-party packages from the npm registry),
 // built with tspc, started with plain node (no loader), called over HTTP and
-// through the typed client, and the project's own `npm test` run. Reports the
+// through the typed client, and the project's own `npm test` run; then the
+// packed @mfx/admin installed beside them serves the app's list page. Reports the
 // install footprint of the SQLite-only and the PostgreSQL-only app.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -119,6 +120,17 @@ async function footprint(dir: string): Promise<{ all: string; production: string
   };
 }
 
+/** The scaffolded app with the packed admin panel mounted, gated by an API key; plain node, no loader. */
+const ADMIN_SERVER = `import { admin } from '@mfx/admin';
+import { apiKey } from '@mfx/runtime';
+import { createApp } from './dist/src/server.js';
+
+const app = await createApp();
+await app.plugin(admin({ title: 'Packed admin', secure: false, auth: [apiKey({ keys: { [process.env.ADMIN_KEY]: { userId: 'admin', roles: ['admin'] } } })] }));
+const { url } = await app.start();
+console.log(\`admin serving \${url}\`);
+`;
+
 eachBackend('a project from packed tarballs, outside the repository', (backend) => {
   const db = backend.name === 'postgres' ? 'postgres' : 'sqlite';
 
@@ -206,5 +218,28 @@ eachBackend('a project from packed tarballs, outside the repository', (backend) 
     } finally {
       assert.equal(await app.stop(), 0, app.output());
     }
+
+    // The packed @mfx/admin installed beside them, mounted on the same app, its list page served by plain node.
+    await npm(dir, ['install', '--prefer-offline', tarballs.get('@mfx/admin')!]);
+    assert.ok(existsSync(join(dir, 'node_modules/@mfx/admin/dist/index.js')));
+    writeFileSync(join(dir, 'admin-server.mjs'), ADMIN_SERVER);
+    const adminKey = `admin-${Date.now()}-0123456789abcdef`;
+    const panel = await startApp(['admin-server.mjs'], { cwd: dir, env: { DB_WRITE_URL: serveDb.url, ADMIN_KEY: adminKey } });
+    try {
+      const origin = new URL(panel.url).origin;
+      const page = (path: string, headers: Record<string, string> = { 'x-api-key': adminKey }) => fetch(origin + path, { headers });
+      assert.equal((await page('/admin/projects', {})).status, 401, 'the gate refuses a visitor without the key');
+      const list = await page('/admin/projects');
+      assert.equal(list.status, 200);
+      assert.match(list.headers.get('content-type') ?? '', /^text\/html/);
+      const html = await list.text();
+      assert.match(html, /<title>Projects · Packed admin<\/title>/);
+      assert.match(html, />Packed and shipped<\/a>/);
+      for (const asset of ['admin.css', 'admin.js']) assert.equal((await page(`/admin/static/${asset}`, {})).status, 200, `${asset} ships in the tarball`);
+      step('the packed @mfx/admin served the list page');
+    } finally {
+      assert.equal(await panel.stop(), 0, panel.output());
+    }
   });
 });
+
