@@ -246,6 +246,31 @@ eachBackend('background jobs', (backend) => {
     assert.equal(h.runs.seen.filter((r) => r.job.id === 'orphaned-run').length, 1);
   });
 
+  it('marks dead, without running it again, a job whose last allowed run died with its worker, and re-routes it', async () => {
+    // The live worker's four slots held, so the job is claimed by the worker that then dies.
+    const fillers = ['cut-fill-0', 'cut-fill-1', 'cut-fill-2', 'cut-fill-3'];
+    const held = fillers.map((id) => h.hold(id));
+    for (const id of fillers) await server.app.enqueue({ type: 'work', id, payload: { mode: 'hold', gate: id } });
+    await Promise.all(fillers.map((id) => h.reached(id, 'running')));
+    await server.app.enqueue({ type: 'work', id: 'last-run-cut', maxRetry: 0 });
+    const dead = sqlQueue(server.app.db);
+    const [claim] = await dead.claim({ limit: 1, leaseMs: 150 });
+    assert.equal(claim!.id, 'last-run-cut');
+    for (const gate of held) gate.open();
+    await h.transitions.next((s) => s.transition.id === 'last-run-cut' && ['succeeded', 'dead'].includes(s.transition.status));
+    assert.deepEqual(h.statuses('last-run-cut'), ['enqueued', 'dead']);
+    assert.equal(h.runs.seen.some((r) => r.job.id === 'last-run-cut'), false, 'no second run');
+    const row = await status('last-run-cut');
+    assert.deepEqual([row.body.data.status, row.body.data.attempts], ['dead', 1]);
+    const message = 'its last run (1 of 1) did not finish: the worker running it died or was stopped';
+    assert.equal((await server.app.db.raw("SELECT error FROM job_statuses WHERE id = 'last-run-cut'"))[0]!.error, message);
+    await server.logLine((l) => l.level === 'error' && l.fields.jobId === 'last-run-cut' && l.message === `${message}: dead`);
+    const rerouted = await h.runs.next((r) => r.job.type === 'jobs.dead' && (r.job.payload as { job: { id: string } }).job.id === 'last-run-cut');
+    assert.deepEqual(rerouted.job.payload, { job: { id: 'last-run-cut', type: 'work', payload: null, attempts: 1 }, error: message });
+    const failed = await h.published.next((e) => e.recordId === 'last-run-cut');
+    assert.deepEqual([failed.type, failed.data], ['job.work.failed', { id: 'last-run-cut', type: 'work', status: 'dead', attempts: 1 }]);
+  });
+
   it('enqueues in the request transaction: the job and its status row roll back with the write, and commit with it', async () => {
     const refused = await server.request('POST', '/tags', { body: { name: 'refuse-me' } });
     assert.equal(refused.status, 409);
