@@ -86,9 +86,17 @@ function jobsHarness() {
       { models: ['Tag'], ops: ['create'], position: 'after' },
     );
   };
+  /** Holds the worker's four slots with running jobs (so it claims nothing); opening the returned gates frees them. */
+  const occupy = async (app: App, label: string): Promise<Gate[]> => {
+    const ids = [0, 1, 2, 3].map((n) => `${label}-fill-${n}`);
+    const held = ids.map((id) => hold(id));
+    for (const id of ids) await app.enqueue({ type: 'work', id, payload: { mode: 'hold', gate: id } });
+    await Promise.all(ids.map((id) => transitions.next((s) => s.transition.id === id && s.transition.status === 'running')));
+    return held;
+  };
   const statuses = (id: string) => transitions.seen.filter((s) => s.transition.id === id).map((s) => s.transition.status);
   const reached = (id: string, status: string) => transitions.next((s) => s.transition.id === id && s.transition.status === status);
-  return { transitions, runs, events, published, hold, setup, statuses, reached };
+  return { transitions, runs, events, published, hold, occupy, setup, statuses, reached };
 }
 
 function jobServer(backend: Backend, harness: ReturnType<typeof jobsHarness>) {
@@ -234,11 +242,14 @@ eachBackend('background jobs', (backend) => {
   });
 
   it('hands a dead worker’s job to a live one once its lease expires, and finishes it once', async () => {
+    // The live worker busy, so the job goes to the worker that then dies.
+    const held = await h.occupy(server.app, 'orphan');
     const dead = sqlQueue(server.app.db);
     await dead.enqueue([{ type: 'work', id: 'orphaned-run' }]);
     // A worker that claimed the job and died: it never renews, acks or nacks.
     const [claim] = await dead.claim({ limit: 1, leaseMs: 150 });
     assert.equal(claim!.id, 'orphaned-run');
+    for (const gate of held) gate.open();
     const run = await h.runs.next((r) => r.job.id === 'orphaned-run');
     assert.equal(run.ctx.attempt, 2, 'the dead worker’s run counted as an attempt');
     assert.equal(await dead.ack(claim!), false, 'the dead worker can no longer finish it');
@@ -247,11 +258,8 @@ eachBackend('background jobs', (backend) => {
   });
 
   it('marks dead, without running it again, a job whose last allowed run died with its worker, and re-routes it', async () => {
-    // The live worker's four slots held, so the job is claimed by the worker that then dies.
-    const fillers = ['cut-fill-0', 'cut-fill-1', 'cut-fill-2', 'cut-fill-3'];
-    const held = fillers.map((id) => h.hold(id));
-    for (const id of fillers) await server.app.enqueue({ type: 'work', id, payload: { mode: 'hold', gate: id } });
-    await Promise.all(fillers.map((id) => h.reached(id, 'running')));
+    // The live worker busy, so the job goes to the worker that then dies.
+    const held = await h.occupy(server.app, 'cut');
     await server.app.enqueue({ type: 'work', id: 'last-run-cut', maxRetry: 0 });
     const dead = sqlQueue(server.app.db);
     const [claim] = await dead.claim({ limit: 1, leaseMs: 150 });
