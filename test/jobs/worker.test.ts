@@ -86,9 +86,17 @@ function jobsHarness() {
       { models: ['Tag'], ops: ['create'], position: 'after' },
     );
   };
+  /** Holds the worker's four slots with running jobs (so it claims nothing); opening the returned gates frees them. */
+  const occupy = async (app: App, label: string): Promise<Gate[]> => {
+    const ids = [0, 1, 2, 3].map((n) => `${label}-fill-${n}`);
+    const held = ids.map((id) => hold(id));
+    for (const id of ids) await app.enqueue({ type: 'work', id, payload: { mode: 'hold', gate: id } });
+    await Promise.all(ids.map((id) => transitions.next((s) => s.transition.id === id && s.transition.status === 'running')));
+    return held;
+  };
   const statuses = (id: string) => transitions.seen.filter((s) => s.transition.id === id).map((s) => s.transition.status);
   const reached = (id: string, status: string) => transitions.next((s) => s.transition.id === id && s.transition.status === status);
-  return { transitions, runs, events, published, hold, setup, statuses, reached };
+  return { transitions, runs, events, published, hold, occupy, setup, statuses, reached };
 }
 
 function jobServer(backend: Backend, harness: ReturnType<typeof jobsHarness>) {
@@ -234,16 +242,41 @@ eachBackend('background jobs', (backend) => {
   });
 
   it('hands a dead worker’s job to a live one once its lease expires, and finishes it once', async () => {
+    // The live worker busy, so the job goes to the worker that then dies.
+    const held = await h.occupy(server.app, 'orphan');
     const dead = sqlQueue(server.app.db);
     await dead.enqueue([{ type: 'work', id: 'orphaned-run' }]);
     // A worker that claimed the job and died: it never renews, acks or nacks.
     const [claim] = await dead.claim({ limit: 1, leaseMs: 150 });
     assert.equal(claim!.id, 'orphaned-run');
+    for (const gate of held) gate.open();
     const run = await h.runs.next((r) => r.job.id === 'orphaned-run');
     assert.equal(run.ctx.attempt, 2, 'the dead worker’s run counted as an attempt');
     assert.equal(await dead.ack(claim!), false, 'the dead worker can no longer finish it');
     await h.transitions.next((s) => s.transition.id === 'orphaned-run' && s.transition.status === 'succeeded');
     assert.equal(h.runs.seen.filter((r) => r.job.id === 'orphaned-run').length, 1);
+  });
+
+  it('marks dead, without running it again, a job whose last allowed run died with its worker, and re-routes it', async () => {
+    // The live worker busy, so the job goes to the worker that then dies.
+    const held = await h.occupy(server.app, 'cut');
+    await server.app.enqueue({ type: 'work', id: 'last-run-cut', maxRetry: 0 });
+    const dead = sqlQueue(server.app.db);
+    const [claim] = await dead.claim({ limit: 1, leaseMs: 150 });
+    assert.equal(claim!.id, 'last-run-cut');
+    for (const gate of held) gate.open();
+    await h.transitions.next((s) => s.transition.id === 'last-run-cut' && ['succeeded', 'dead'].includes(s.transition.status));
+    assert.deepEqual(h.statuses('last-run-cut'), ['enqueued', 'dead']);
+    assert.equal(h.runs.seen.some((r) => r.job.id === 'last-run-cut'), false, 'no second run');
+    const row = await status('last-run-cut');
+    assert.deepEqual([row.body.data.status, row.body.data.attempts], ['dead', 1]);
+    const message = 'its last run (1 of 1) did not finish: the worker running it died or was stopped';
+    assert.equal((await server.app.db.raw("SELECT error FROM job_statuses WHERE id = 'last-run-cut'"))[0]!.error, message);
+    await server.logLine((l) => l.level === 'error' && l.fields.jobId === 'last-run-cut' && l.message === `${message}: dead`);
+    const rerouted = await h.runs.next((r) => r.job.type === 'jobs.dead' && (r.job.payload as { job: { id: string } }).job.id === 'last-run-cut');
+    assert.deepEqual(rerouted.job.payload, { job: { id: 'last-run-cut', type: 'work', payload: null, attempts: 1 }, error: message });
+    const failed = await h.published.next((e) => e.recordId === 'last-run-cut');
+    assert.deepEqual([failed.type, failed.data], ['job.work.failed', { id: 'last-run-cut', type: 'work', status: 'dead', attempts: 1 }]);
   });
 
   it('enqueues in the request transaction: the job and its status row roll back with the write, and commit with it', async () => {

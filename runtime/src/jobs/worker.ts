@@ -173,6 +173,8 @@ export class Worker {
 
   private async run(job: ClaimedJob): Promise<void> {
     const { queue } = this.options;
+    // The run before this claim was cut (its worker died, or a shutdown released it) and counted: none is left for this one.
+    if (job.attempts > job.maxRetry + 1) return this.spent(job);
     const handler = Object.hasOwn(this.options.handlers, job.type) ? this.options.handlers[job.type] : undefined;
     if (!handler) return this.unhandled(job);
     const started = new Date();
@@ -214,6 +216,14 @@ export class Worker {
     }
     log.error({ err: message, attempts: job.attempts }, 'job failed on its last attempt: dead');
     await this.die(job, message);
+  }
+
+  /** A job claimed after its last run was cut: dead without running again, so it never runs more than maxRetry + 1 times. */
+  private async spent(job: ClaimedJob): Promise<void> {
+    const ran = job.attempts - 1;
+    const message = `its last run (${ran} of ${job.maxRetry + 1}) did not finish: the worker running it died or was stopped`;
+    this.log.error({ jobId: job.id, type: job.type, attempts: ran, maxRetry: job.maxRetry }, `${message}: dead`);
+    await this.die({ ...job, attempts: ran }, message);
   }
 
   /** No handler for the type here: back to the queue for another worker, not an attempt, until requeued too often. */
