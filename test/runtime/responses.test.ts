@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { it } from 'node:test';
 import { ApiError, type App, etag, idempotency, transaction } from '@mfx/runtime';
+import { POOLED_CHUNK, withPositionalRead } from '../../runtime/src/http/positional.js';
 import { type ServerHandle } from '../support/server.js';
 import { eachBackend, useServer } from '../support/suite.js';
 
@@ -24,6 +25,32 @@ function watchedSource(chunks: string[], options: { thenWait?: boolean } = {}) {
   const released = new Promise<void>((resolve) => source.once('close', () => resolve()));
   return { source, released, reads: () => reads };
 }
+
+/** The bytes /dl/positional serves: 40 pooled chunks and a short last one, each byte depending on its position. */
+const POSITIONAL_BYTES = Buffer.from(Array.from({ length: 40 * POOLED_CHUNK + 1000 }, (_, i) => (i * 31 + (i >> 9)) & 0xff));
+
+/**
+ * A source readable at positions (as disk storage's files are) over `bytes[start, end)`:
+ * records every buffer it is asked to read into; `released` settles when its Readable is destroyed.
+ */
+function positionalSource(bytes: Buffer, start = 0, end = bytes.length) {
+  const buffers = new Set<ArrayBuffer>();
+  let reads = 0;
+  const source = withPositionalRead(new Readable({ read: () => assert.fail('a positional source is never read as a Readable') }), {
+    read: async (into, length, position) => {
+      reads++;
+      buffers.add(into.buffer as ArrayBuffer);
+      // As a file read does, it completes on a later turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      return bytes.copy(into, 0, position, Math.min(position + length, end));
+    },
+    start,
+    end,
+  });
+  const released = new Promise<void>((resolve) => source.once('close', () => resolve()));
+  return { source, released, buffers, reads: () => reads };
+}
+const positional: { last?: ReturnType<typeof positionalSource> } = {};
 
 /** Sources the actions hand out, kept so tests can watch them. */
 const watched: Record<string, ReturnType<typeof watchedSource>> = {};
@@ -43,6 +70,11 @@ function declare(app: App): void {
       yield new Uint8Array([51, 44, 52, 10]);
     }
     ctx.respondStream(200, { source: parts(), contentType: 'text/plain' });
+  });
+  stream('/dl/positional', (ctx) => {
+    const [start, end] = ctx.req.headers['x-slice'] ? String(ctx.req.headers['x-slice']).split('-').map(Number) : [0, POSITIONAL_BYTES.length];
+    positional.last = positionalSource(POSITIONAL_BYTES, start, end);
+    ctx.respondStream(200, { source: positional.last.source, contentType: 'application/octet-stream', length: end! - start! });
   });
   stream('/dl/endless', (ctx) => {
     watched.endless = watchedSource(['first chunk\n'], { thenWait: true });
@@ -182,6 +214,24 @@ eachBackend('response kinds', (backend) => {
     assert.equal(res.headers.get('transfer-encoding'), 'chunked');
     assert.equal(res.headers.get('content-length'), null);
     assert.equal(res.text, 'a,b\n1,2\n3,4\n');
+  });
+
+  it('streams a source readable at positions through a few reused buffers, whatever its size, and releases it', async () => {
+    const res = await fetch(`${server.url}/dl/positional`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-length'), String(POSITIONAL_BYTES.length));
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(POSITIONAL_BYTES), 'byte-exact');
+    const first = positional.last!;
+    await first.released;
+    assert.equal(first.reads(), 41);
+    // Each buffer goes back once the socket wrote it: 41 chunks through a handful of buffers, not one each.
+    assert.ok(first.buffers.size <= 8, `${first.buffers.size} buffers for 41 chunks`);
+    // A second download reads into the buffers the first gave back, and a slice reads only its bytes.
+    const again = await fetch(`${server.url}/dl/positional`, { headers: { 'x-slice': `100-${100 + 3 * POOLED_CHUNK + 7}` } });
+    assert.ok(Buffer.from(await again.arrayBuffer()).equals(POSITIONAL_BYTES.subarray(100, 100 + 3 * POOLED_CHUNK + 7)), 'the slice, byte-exact');
+    await positional.last!.released;
+    assert.equal(positional.last!.reads(), 4);
+    assert.ok([...positional.last!.buffers].some((buffer) => first.buffers.has(buffer)), 'no pooled buffer was reused');
   });
 
   it('answers HEAD with the headers only, never reading the source, and releases it', async () => {

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConfigError } from '../errors/api-error.js';
+import { withPositionalRead } from '../http/positional.js';
 import { isFileKey } from './keys.js';
 import type { ByteRange, FileStorage, StoredFile, StoredFileMeta } from './storage.js';
 
@@ -91,7 +92,13 @@ export function diskStorage(options: DiskStorageOptions): FileStorage {
       try {
         const { size } = await handle.stat();
         const meta = await readMeta(path);
-        const body = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+        const opened = handle;
+        const body = withPositionalRead(handle.createReadStream(range ? { start: range.start, end: range.end } : {}), {
+          // A download reads the file into reused buffers instead of the stream's fresh Buffer per chunk (http/positional.ts).
+          read: (into, length, position) => opened.read(into, 0, length, position).then((r) => r.bytesRead),
+          start: range?.start ?? 0,
+          end: range ? range.end + 1 : size,
+        });
         return { body, size, contentType: meta.contentType, ...(meta.filename != null ? { filename: meta.filename } : {}) };
       } catch (error) {
         await handle.close();

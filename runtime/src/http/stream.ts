@@ -1,6 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, OutgoingMessage, type ServerResponse } from 'node:http';
 import type { CancelSignal } from '../db/adapter.js';
 import type { ResponseSource } from '../pipeline/context.js';
+import { type PositionalRead, positionalReadOf, returnBuffer, takeBuffer } from './positional.js';
 
 /** How piping a source ended. */
 export type StreamOutcome =
@@ -28,6 +29,8 @@ interface Chunks {
   next(): Promise<IteratorResult<unknown>>;
   /** Stops the source and frees what it holds (destroys a Readable, returns an iterator). */
   release(): void;
+  /** The write callback of the chunk `next` gave last: it gives a pooled buffer back once the socket is done with it. */
+  written?: () => () => void;
 }
 
 /**
@@ -52,9 +55,46 @@ export function releaseSource(source: ResponseSource, iterator?: AsyncIterator<u
   }
 }
 
-function chunksOf(source: ResponseSource): Chunks {
+/**
+ * The chunks of `source` as `res` gets them. A positional source goes
+ * through pooled buffers only when `res` writes as node's own response does
+ * (its write callback runs once the socket is done with the chunk); a
+ * response whose `write` was replaced might keep a chunk past its callback.
+ */
+function chunksOf(source: ResponseSource, res: ServerResponse): Chunks {
+  const positional = res.write === OutgoingMessage.prototype.write ? positionalReadOf(source) : undefined;
+  if (positional) return pooledChunks(source, positional);
   const iterator = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
   return { next: () => iterator.next(), release: () => releaseSource(source, iterator) };
+}
+
+const DONE: IteratorResult<unknown> = { done: true, value: undefined };
+
+/** The chunks of a positional source, each read into a pooled buffer that goes back once written. */
+function pooledChunks(source: ResponseSource, read: PositionalRead): Chunks {
+  let position = read.start;
+  let last: Buffer | null = null;
+  return {
+    async next() {
+      const left = read.end - position;
+      if (left <= 0) return DONE;
+      const buffer = takeBuffer();
+      const n = await read.read(buffer, Math.min(left, buffer.length), position);
+      if (n <= 0) {
+        returnBuffer(buffer);
+        return DONE;
+      }
+      position += n;
+      last = buffer;
+      return { done: false, value: n === buffer.length ? buffer : buffer.subarray(0, n) };
+    },
+    release: () => releaseSource(source),
+    written: () => {
+      const buffer = last!;
+      last = null;
+      return () => returnBuffer(buffer);
+    },
+  };
 }
 
 function byteLengthOf(chunk: unknown): number {
@@ -127,7 +167,7 @@ function settled(res: ServerResponse): Promise<void> {
  * const outcome = await pipeSource(req, res, createReadStream(path), { status: 200, headers, length: size }, ctx.cancel);
  */
 export async function pipeSource(req: IncomingMessage, res: ServerResponse, source: ResponseSource, head: StreamHead, cancel: CancelSignal): Promise<StreamOutcome> {
-  const chunks = chunksOf(source);
+  const chunks = chunksOf(source, res);
   const { length } = head;
   if (length !== undefined) head.headers['Content-Length'] = length;
   if (cancel.aborted) {
@@ -160,7 +200,7 @@ export async function pipeSource(req: IncomingMessage, res: ServerResponse, sour
         started = true;
       }
       sent += size;
-      if (!res.write(step.value as Uint8Array | string) && (await drained(res, stop.promise)) === STOPPED) return stopped();
+      if (!res.write(step.value as Uint8Array | string, chunks.written?.()) && (await drained(res, stop.promise)) === STOPPED) return stopped();
     }
     if (length !== undefined && sent !== length) throw new Error(`the response stream ended after ${sent} of the announced ${length} bytes`);
     if (!started) res.writeHead(head.status, head.headers);
