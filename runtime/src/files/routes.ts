@@ -13,10 +13,13 @@ import type { Context } from '../pipeline/context.js';
 import { type StepDefaults, straight } from '../pipeline/pipeline.js';
 import { isFileKey } from './keys.js';
 import type { ByteRange, FileStorage, StoredFile } from './storage.js';
-import { readUpload } from './upload.js';
+import { type FileRules, readUpload } from './upload.js';
 
 /** The part `POST /files` reads the file from. */
 export const FILE_PART = 'file';
+
+/** What POST /files takes: the one part, without max_size or accept (the body's limit still holds). */
+const FILE_ROUTE_PARTS: ReadonlyMap<string, FileRules> = new Map([[FILE_PART, {}]]);
 
 /** The three routes, each as step defaults (the work at the DB step). */
 export interface FileRouteDefaults {
@@ -55,7 +58,7 @@ export function fileRouteDefaults(storage: FileStorage | null, maxUploadBytes: n
         const read = await readUpload(ctx.req, {
           storage: files,
           maxBytes: bodyLimitOf(ctx, maxUploadBytes),
-          files: new Map([[FILE_PART, {}]]),
+          files: FILE_ROUTE_PARTS,
           onStorageError: (error) => ctx.log.error({ requestId: ctx.requestId, err: String((error as Error)?.stack ?? error) }, 'file storage failed storing an upload'),
         });
         const file = read.files[0];

@@ -173,7 +173,8 @@ export function readUpload(req: IncomingMessage, options: UploadOptions): Promis
       stop();
       void finish();
     });
-    req.on('data', onData);
+    // A declared Content-Length (at most maxBytes, checked above) is all node's parser reads as the body: only a chunked body is counted.
+    if (!(declared >= 0)) req.on('data', onData);
     req.on('close', onClose);
     req.pipe(parser);
   });
@@ -246,7 +247,8 @@ class Inspector extends Transform {
 
   /** Decides the type from the bytes held, then lets them through (or refuses the file). */
   private release(callback: TransformCallback): void {
-    const held = Buffer.concat(this.head!);
+    // Almost always one chunk: it is passed on as it is, not copied.
+    const held = this.head!.length === 1 ? this.head![0]! : Buffer.concat(this.head!);
     this.head = null;
     const decision = decideType(this.declared, held, this.rules.accept);
     if (!decision.ok) {
