@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { ApiError } from '../errors/api-error.js';
 import { lingerAfterAnswer } from '../http/linger.js';
@@ -139,13 +139,12 @@ export function readUpload(req: IncomingMessage, options: UploadOptions): Promis
       seen.add(name);
       const key = newFileKey();
       const filename = info.filename ?? '';
-      const inspector = new Inspector(name, filename, mediaType(info.mimeType), rules);
+      const inspector = new Inspector(stream, name, filename, mediaType(info.mimeType), rules);
       open.add(inspector);
       stream.on('error', (error) => {
         inspector.broken = true;
         inspector.destroy(error);
       });
-      stream.pipe(inspector);
       const write = inspector.decided
         .then((contentType) => options.storage.put(key, inspector, { contentType, filename }).then(({ size }) => ({ contentType, size })))
         .then(
@@ -198,10 +197,12 @@ function storedUpload(storage: FileStorage, file: Omit<StoredUpload, 'open'>): S
 /**
  * Passes a file part through on its way to storage: holds its first bytes
  * until its type is decided (`decided`), counts its size against the
- * field's `max_size`, and errors the stream (so storage drops the write)
- * when either refuses it.
+ * field's `max_size`, and errors (so storage drops the write) when either
+ * refuses it. It reads the part's chunks as they come and pauses the part
+ * while storage is behind: a Readable, not a Transform, so a chunk costs one
+ * push rather than a write, a transform and a push.
  */
-class Inspector extends Transform {
+class Inspector extends Readable {
   readonly decided: Promise<string>;
   private decide!: (type: string) => void;
   private refuse!: (error: ApiError) => void;
@@ -212,6 +213,7 @@ class Inspector extends Transform {
   broken = false;
 
   constructor(
+    private readonly part: Readable,
     private readonly field: string,
     private readonly filename: string,
     private readonly declared: string,
@@ -225,38 +227,57 @@ class Inspector extends Transform {
     // The put never starts on a refused file: its rejection is handled there.
     this.decided.catch(() => {});
     this.on('error', (error) => this.refuse(error instanceof ApiError ? error : new ApiError('BODY_READ_ERROR')));
+    part.on('data', this.onData);
+    part.on('end', this.onEnd);
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.destroyed) return;
     this.size += chunk.length;
     const max = this.rules.maxSize;
     if (max !== undefined && this.size > max) {
-      return callback(new ApiError('FILE_TOO_LARGE', `the file ${quote(this.field)} is larger than its max_size of ${max} bytes`));
+      this.destroy(new ApiError('FILE_TOO_LARGE', `the file ${quote(this.field)} is larger than its max_size of ${max} bytes`));
+      return;
     }
-    if (!this.head) return callback(null, chunk);
-    this.head.push(chunk);
-    this.headBytes += chunk.length;
-    if (this.headBytes < SNIFF_BYTES) return callback();
-    this.release(callback);
+    if (this.head) {
+      this.head.push(chunk);
+      this.headBytes += chunk.length;
+      if (this.headBytes >= SNIFF_BYTES) this.release();
+      return;
+    }
+    if (!this.push(chunk)) this.part.pause();
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.destroyed) return;
+    if (this.head && !this.release()) return;
+    this.push(null);
+  };
+
+  override _read(): void {
+    this.part.resume();
   }
 
-  override _flush(callback: TransformCallback): void {
-    if (this.head) return this.release(callback);
-    callback();
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.part.off('data', this.onData);
+    this.part.off('end', this.onEnd);
+    callback(error);
   }
 
-  /** Decides the type from the bytes held, then lets them through (or refuses the file). */
-  private release(callback: TransformCallback): void {
+  /** Decides the type from the bytes held, then lets them through (or refuses the file); false when refused. */
+  private release(): boolean {
     // Almost always one chunk: it is passed on as it is, not copied.
     const held = this.head!.length === 1 ? this.head![0]! : Buffer.concat(this.head!);
     this.head = null;
     const decision = decideType(this.declared, held, this.rules.accept);
     if (!decision.ok) {
       const named = this.filename ? ` (${quote(this.filename.slice(0, 200))})` : '';
-      return callback(new ApiError('FILE_TYPE_NOT_ALLOWED', `the file ${quote(this.field)}${named} ${decision.reason}`));
+      this.destroy(new ApiError('FILE_TYPE_NOT_ALLOWED', `the file ${quote(this.field)}${named} ${decision.reason}`));
+      return false;
     }
     this.decide(decision.contentType);
-    callback(null, held);
+    if (!this.push(held)) this.part.pause();
+    return true;
   }
 }
 
