@@ -16,7 +16,7 @@ import type { WriteCaller, WriteObservers } from '../pipeline/write-observers.js
 import { type Duration, durationMs } from '../config/readers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { ModelStore } from '../store/model-store.js';
-import { type Applied, applyTransition, dueIds, type Transition } from './transitions.js';
+import { type Applied, applyTransition, dueRows, type Transition } from './transitions.js';
 
 export interface SchedulerOptions {
   /** How often the runner sweeps; default `1m`. */
@@ -151,11 +151,15 @@ export class ScheduledRunner {
       };
       try {
         await db.transaction(async (tx) => {
-          const ids = await dueIds(tx, store.dialect, transition, now, this.options.batchSize, failed);
-          selected = ids.length;
-          for (const id of ids) {
+          // The batch is read and locked at once; rows an earlier row's cascade changed are read again (`touched`).
+          const rows = await dueRows(tx, store, transition, now, this.options.batchSize, failed);
+          selected = rows.length;
+          const touched = new Set<string>();
+          for (const row of rows) {
+            const id = String(row.id);
             current = id;
-            committed.push({ id, applied: await applyTransition(tx, store, observers, transition, id, nowMs, caller) });
+            const before = touched.has(id) ? await store.findById(tx, id, { lock: true, hard: transition.action.action === 'hard-delete' }) : row;
+            committed.push({ id, applied: await applyTransition(tx, store, observers, transition, before, nowMs, caller, touched) });
           }
           current = null;
         });
