@@ -248,11 +248,16 @@ eachBackend('scheduled transitions runner', (backend) => {
 });
 
 describe('app.scheduler options', () => {
-  it('refuses a bad interval, batch size or hook, naming it', () => {
+  it('refuses a bad interval, batch size, hook, dispatch or lock, naming it', () => {
     const app = createServer({ handleSignals: false });
     assert.throws(() => app.scheduler({ interval: 'soon' }), new ConfigError('scheduler interval must be a duration such as "500ms", "5s" or "2m", got "soon"'));
     assert.throws(() => app.scheduler({ batchSize: 0 }), new ConfigError('scheduler batchSize must be a whole number of at least 1, got 0'));
     assert.throws(() => app.scheduler({ onDelete: 'log' as never }), new ConfigError('scheduler onDelete must be a function'));
+    assert.throws(() => app.scheduler({ dispatch: 'yes' as never }), new ConfigError('scheduler dispatch must be true or false'));
+    assert.throws(
+      () => app.scheduler({ lock: true as never }),
+      new ConfigError('scheduler lock must be an interval lock such as sqlScheduleLock(db) or redisScheduleLock({ url }) from @mfx/jobs-redis'),
+    );
   });
 
   it('sweepScheduled needs the handler built', () => {
