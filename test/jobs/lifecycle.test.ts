@@ -4,7 +4,7 @@
 // schedule-lock.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type App, memoryQueue, silentLogger } from '@mfx/runtime';
+import { type App, type JobQueue, memoryQueue, silentLogger } from '@mfx/runtime';
 import { Worker } from '../../runtime/src/jobs/worker.js';
 import { matrix } from '../support/suite.js';
 import { startServer } from '../support/server.js';
@@ -47,6 +47,26 @@ describe('worker shutdown', () => {
     const [again] = await queue.claim({ limit: 10, leaseMs: 1000 });
     assert.equal(again?.id, 'stuck-1', 'claimable at once, without waiting for the hour-long lease');
     assert.equal(again?.attempts, 2);
+  });
+});
+
+describe('worker shutdown, a claim that lands as the worker stops', () => {
+  it('gives the job back unrun, not counted as an attempt, so a job with no retry left still runs', async () => {
+    const queue = memoryQueue();
+    const held = gate();
+    const asked = new Recorder<string>();
+    // The worker's claim is held until the test has asked the worker to stop.
+    const gated: JobQueue = { ...queue, claim: async (options) => (asked.push('claim'), await held.opened, queue.claim(options)) };
+    await queue.enqueue([{ type: 'once', id: 'once-1', maxRetry: 0 }]);
+    const worker = new Worker({ queue: gated, handlers: { once: async () => ({}) }, pollMs: 5 }, null, silentLogger);
+    worker.start();
+    await asked.next();
+    const stopping = worker.stop(1000);
+    held.open();
+    await stopping;
+    const [again] = await queue.claim({ limit: 1, leaseMs: 1000 });
+    assert.equal(again?.id, 'once-1');
+    assert.equal(again?.attempts, 1, 'only this claim counts');
   });
 });
 

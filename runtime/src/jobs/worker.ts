@@ -165,7 +165,8 @@ export class Worker {
 
   private begin(job: ClaimedJob): void {
     if (this.stopped) {
-      void this.options.queue.nack(job).catch(() => {});
+      // Claimed as the worker stopped, never started: not an attempt (a job with no retry left would otherwise be dead unrun).
+      void this.options.queue.nack(job, { refund: true }).catch(() => {});
       return;
     }
     this.held.set(job.id, job);
