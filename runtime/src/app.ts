@@ -62,7 +62,9 @@ import { allowanceChain, SEARCH_PATH, searchChain, searchModels, searchStandalon
 import { searchContribution } from './search/openapi.js';
 import { resolveSchedulerOptions, ScheduledRunner, type SchedulerOptions, type SweepReport } from './scheduler/runner.js';
 import { transitionsOf } from './scheduler/transitions.js';
-import { type EveryOptions, type Schedule, Scheduler, scheduleLockTable } from './jobs/every.js';
+import { type EveryOptions, type Schedule, Scheduler } from './jobs/every.js';
+import { checkScheduleLock, type ScheduleLock, scheduleLockTable, sqlScheduleLock } from './jobs/schedule-lock.js';
+import { SWEEP_JOB_TYPE, sweepDispatcher, sweepHandler } from './scheduler/dispatch.js';
 import { Jobs, type JobsOptions } from './jobs/jobs.js';
 import { JOB_STATUS_MODEL, jobStatusModel } from './jobs/status.js';
 import type { NewJob } from './jobs/types.js';
@@ -138,6 +140,10 @@ export class App {
   private jobRunner: Jobs | null = null;
   /** The interval scheduler's jobs (`app.every`), started with the server. */
   private readonly schedules: Schedule[] = [];
+  /** Whether start() started the worker: only then does the scheduled runner dispatch its sweeps through the queue. */
+  private jobsStarted = false;
+  /** `lock: true`: the interval lock in the app's database. */
+  private readonly appScheduleLock = sqlScheduleLock(() => this.db);
 
   constructor(config: ServerConfig = {}) {
     this.config = resolveConfig(config);
@@ -502,7 +508,8 @@ export class App {
   /**
    * Enqueues `job` every `interval` while the server runs (not durable: a
    * restart starts the intervals afresh). With `{ lock: true }`, replicas on
-   * one database enqueue it once per interval between them.
+   * one database enqueue it once per interval between them; `lock` may also
+   * be another interval lock (`redisScheduleLock` of `@mfx/jobs-redis`).
    *
    * @example
    * app.every('5m', { type: 'cache.refresh' }, { lock: true });
@@ -512,7 +519,7 @@ export class App {
     const intervalMs = durationMs(interval, 0, 'app.every() interval');
     if (intervalMs < 1) throw new ConfigError('app.every() needs an interval of at least 1ms, such as "5m"');
     if (!job || typeof job.type !== 'string' || job.type === '') throw new ConfigError("app.every() needs a job with a type: app.every('5m', { type: 'cache.refresh' })");
-    if (options.lock && !this.systemTables.includes(scheduleLockTable)) this.declareTable(scheduleLockTable);
+    checkScheduleLock(options.lock, 'app.every()');
     this.schedules.push({ intervalMs, job, options });
     return this;
   }
@@ -527,19 +534,57 @@ export class App {
     return this.jobRunner;
   }
 
-  /** Starts the worker and the interval scheduler; the shutdown stops them (within its budget) before the database closes. */
+  /**
+   * Starts the worker (with the handler of scheduled sweeps when a model has
+   * scheduled fields) and the interval scheduler; the shutdown stops them
+   * (within its budget) before the database closes, then closes the locks.
+   */
   private startJobs(): void {
     const runner = this.jobRunner;
     if (this.schedules.length > 0 && !runner) throw new ConfigError('app.every() enqueues jobs: call app.jobs({ queue, handlers }) too');
     if (!runner) return;
-    const scheduler = new Scheduler(this.schedules, (job) => runner.enqueue(job), () => this.db, this.log);
+    const lockOf = (lock: EveryOptions['lock']) => (lock === true ? this.appScheduleLock : lock || null);
+    const scheduler = new Scheduler(
+      this.schedules.map((schedule) => ({ ...schedule, lock: lockOf(schedule.options.lock) })),
+      (job) => runner.enqueue(job),
+      this.log,
+    );
+    // Any replica's worker may claim a sweep another replica enqueued, --no-scheduler or not.
+    if (this.scheduledModels().length > 0) runner.worker.handle(SWEEP_JOB_TYPE, sweepHandler((model) => this.scheduledRunner().sweep(model)));
     runner.worker.start();
     scheduler.start();
+    this.jobsStarted = true;
+    const locks = new Set<ScheduleLock>([...this.schedules.map((s) => lockOf(s.options.lock)), this.schedulerOptions.lock ?? null].filter((l): l is ScheduleLock => l !== null));
     this.closers.push(async () => {
       scheduler.stop();
       await runner.worker.stop(this.config.shutdownTimeoutMs);
       await runner.queue.close();
+      for (const lock of locks) await lock.close?.().catch((error) => this.log.error({ err: String(error), lock: lock.kind }, 'closing an interval lock failed'));
     });
+  }
+
+  /** The names of the models with scheduled fields. */
+  private scheduledModels(): string[] {
+    return this.registry
+      .all()
+      .filter((m) => m.fields.some((f) => f.scheduled))
+      .map((m) => m.name);
+  }
+
+  /** Whether the scheduled runner enqueues its sweeps (a job queue is set up, and `dispatch: false` was not asked). */
+  private dispatchesSweeps(): boolean {
+    return this.jobRunner !== null && this.schedulerOptions.dispatch !== false && this.scheduledModels().length > 0;
+  }
+
+  /** The tables of the interval locks in use: `mfx_schedule_locks` for `lock: true` and the default sweep lock, a lock's own. */
+  private scheduleLockTables(): TableSpec[] {
+    const locks: Array<EveryOptions['lock']> = this.schedules.map((s) => s.options.lock);
+    if (this.dispatchesSweeps()) locks.push(this.schedulerOptions.lock ?? true);
+    const tables = new Map<string, TableSpec>();
+    for (const lock of locks) {
+      for (const table of lock === true ? [scheduleLockTable] : lock ? (lock.tables ?? []) : []) tables.set(table.name, table);
+    }
+    return [...tables.values()];
   }
 
   rollups(): readonly Rollup[] {
@@ -592,11 +637,27 @@ export class App {
     return this.runner;
   }
 
-  /** Starts the runner when app.scheduler() asked for it and some model has scheduled fields; stopped at shutdown. */
+  /**
+   * Starts the runner when app.scheduler() asked for it and some model has
+   * scheduled fields; stopped at shutdown. With the worker started here, its
+   * interval enqueues the sweeps (dispatch.ts) instead of sweeping.
+   */
   private startScheduler(): void {
-    if (!this.schedulerOn || !this.registry.all().some((m) => m.fields.some((f) => f.scheduled))) return;
+    const models = this.scheduledModels();
+    if (!this.schedulerOn || models.length === 0) return;
     const runner = this.scheduledRunner();
-    runner.start();
+    const jobs = this.jobRunner;
+    const dispatch =
+      jobs && this.jobsStarted && this.dispatchesSweeps()
+        ? sweepDispatcher({
+            models,
+            intervalMs: resolveSchedulerOptions(this.schedulerOptions).intervalMs,
+            lock: this.schedulerOptions.lock ?? this.appScheduleLock,
+            enqueue: (job) => jobs.enqueue(job),
+            log: this.log,
+          })
+        : null;
+    runner.start(dispatch);
     this.closers.unshift(() => runner.stop());
   }
 
@@ -732,7 +793,7 @@ export class App {
   /** The system tables declared so far: the app's own, then those of registered hooks (pipeline and actions). */
   private declaredTables(): TableSpec[] {
     const hooks = [...this.pipeline.registered().map((e) => e.hook), ...this.actionRegistry.all.flatMap((a) => [...(a.def.auth ?? []), ...(a.def.hooks ?? [])])];
-    return [...this.systemTables, ...hooks.flatMap((hook) => hookMeta(hook)?.tables ?? [])];
+    return [...this.systemTables, ...this.scheduleLockTables(), ...hooks.flatMap((hook) => hookMeta(hook)?.tables ?? [])];
   }
 
   /**

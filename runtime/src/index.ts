@@ -13,6 +13,7 @@ export type { ComputedDefinition, ComputedSchema } from './computed/computed.js'
 export { ROLLUP_OPS, type BackfillOptions, type BackfillProgress, type BackfillReport, type Rollup, type RollupDefinition, type RollupOp, type RollupWhereValue } from './rollups/rollup.js';
 export { backfillRollups } from './rollups/backfill.js';
 export type { SchedulerOptions, SweepReport } from './scheduler/runner.js';
+export { SWEEP_JOB_TYPE } from './scheduler/dispatch.js';
 export { type RotateFailure, type RotateOptions, type RotateProgress, type RotateReport, rotateKeys } from './security/encryption/rotate.js';
 export { type Duration, type DocumentationConfig, type ServerConfig, durationMs } from './config/config.js';
 export { type EnvConfig, envToConfig, loadEnv } from './config/env.js';

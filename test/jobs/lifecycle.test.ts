@@ -1,10 +1,10 @@
 // The worker's shutdown (running handlers awaited within the budget, the
 // claims of those still running released), the interval scheduler and its
-// lock, on the in-process queue and both databases.
+// lock, on the in-process queue and both databases (the lock's own contract:
+// schedule-lock.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type App, memoryQueue, Registry, migrate, scheduleLockTable, silentLogger } from '@mfx/runtime';
-import { takeSlot } from '../../runtime/src/jobs/every.js';
+import { type App, type JobQueue, memoryQueue, silentLogger } from '@mfx/runtime';
 import { Worker } from '../../runtime/src/jobs/worker.js';
 import { matrix } from '../support/suite.js';
 import { startServer } from '../support/server.js';
@@ -50,6 +50,26 @@ describe('worker shutdown', () => {
   });
 });
 
+describe('worker shutdown, a claim that lands as the worker stops', () => {
+  it('gives the job back unrun, not counted as an attempt, so a job with no retry left still runs', async () => {
+    const queue = memoryQueue();
+    const held = gate();
+    const asked = new Recorder<string>();
+    // The worker's claim is held until the test has asked the worker to stop.
+    const gated: JobQueue = { ...queue, claim: async (options) => (asked.push('claim'), await held.opened, queue.claim(options)) };
+    await queue.enqueue([{ type: 'once', id: 'once-1', maxRetry: 0 }]);
+    const worker = new Worker({ queue: gated, handlers: { once: async () => ({}) }, pollMs: 5 }, null, silentLogger);
+    worker.start();
+    await asked.next();
+    const stopping = worker.stop(1000);
+    held.open();
+    await stopping;
+    const [again] = await queue.claim({ limit: 1, leaseMs: 1000 });
+    assert.equal(again?.id, 'once-1');
+    assert.equal(again?.attempts, 1, 'only this claim counts');
+  });
+});
+
 describe('interval scheduler', () => {
   for (const backend of matrix) {
     describe(`on ${backend.name}`, { skip: backend.skip }, () => {
@@ -71,30 +91,18 @@ describe('interval scheduler', () => {
           await server.close();
         }
       });
-
-      it('lets one replica take each interval of a locked schedule', async () => {
-        const { adapter, drop } = await backend.open(new Registry());
-        try {
-          await migrate(adapter, [], silentLogger, [scheduleLockTable]);
-          assert.equal(await takeSlot(adapter, 'report@300000', 7), true);
-          assert.equal(await takeSlot(adapter, 'report@300000', 7), false, 'the other replica, same interval');
-          assert.equal(await takeSlot(adapter, 'report@300000', 6), false, 'a replica behind');
-          assert.equal(await takeSlot(adapter, 'other@300000', 7), true, 'another schedule');
-          assert.equal(await takeSlot(adapter, 'report@300000', 8), true, 'the next interval');
-        } finally {
-          await adapter.close();
-          await drop();
-        }
-      });
     });
   }
 
-  it('refuses a bad interval or a job without a type, and app.every without app.jobs at start', async () => {
+  it('refuses a bad interval, a job without a type or a bad lock, and app.every without app.jobs at start', async () => {
     const { createServer } = await import('@mfx/runtime');
     const app = createServer({ logger: silentLogger });
     assert.throws(() => app.every('soon', { type: 'x' }), { message: 'mfx: app.every() interval must be a duration such as "500ms", "5s" or "2m", got "soon"' });
     assert.throws(() => app.every('0ms', { type: 'x' }), { message: 'mfx: app.every() needs an interval of at least 1ms, such as "5m"' });
     assert.throws(() => app.every('1s', { type: '' }), { message: "mfx: app.every() needs a job with a type: app.every('5m', { type: 'cache.refresh' })" });
+    assert.throws(() => app.every('1s', { type: 'x' }, { lock: 'redis' as never }), {
+      message: 'mfx: app.every() lock must be true, false, or an interval lock such as sqlScheduleLock(db) or redisScheduleLock({ url }) from @mfx/jobs-redis',
+    });
     await assert.rejects(app.enqueue({ type: 'x' }), { message: 'mfx: app.enqueue() needs background jobs: call app.jobs({ queue, handlers }) first' });
   });
 });

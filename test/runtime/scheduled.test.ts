@@ -8,7 +8,7 @@ import pg from 'pg';
 import { ConfigError, createServer, type JsonValue, type MfxEvent, memoryBus, publishEvents, transaction } from '@mfx/runtime';
 import { PG_URL } from '../support/backends.js';
 import { eachBackend, onlyOn, useServer } from '../support/suite.js';
-import { Recorder, until } from '../support/wait.js';
+import { Recorder } from '../support/wait.js';
 
 const past = (minutes = 5) => new Date(Date.now() - minutes * 60_000).toISOString();
 const future = (minutes = 60) => new Date(Date.now() + minutes * 60_000).toISOString();
@@ -141,6 +141,20 @@ eachBackend('scheduled transitions', (backend) => {
     assert.deepEqual(await hooks.next((h) => h.id === board.id), { hook: 'delete', model: 'Board', id: board.id });
   });
 
+  it("a row of the batch that an earlier row's cascade changed is read again: its own removal records it as the cascade left it", async () => {
+    const parent = await create('/sched_topics', { name: 'parent', removeAt: past(10) });
+    const child = await create('/sched_topics', { name: 'child', parentId: parent.id, removeAt: past(5) });
+    const report = await server.app.sweepScheduled();
+    assert.ok(report.hardDeleted >= 2 && report.failed === 0, JSON.stringify(report));
+    assert.equal(await row('sched_topics', parent.id), undefined);
+    assert.equal(await row('sched_topics', child.id), undefined);
+    // One batch: the parent's removal cleared the child's parentId (setNull), then the child's own turn removed it.
+    const entries = await server.app.db.raw('SELECT operation, actor_id, snapshot FROM topic_history WHERE record_id = ? ORDER BY version', [child.id]);
+    assert.deepEqual(entries.map((e) => [e.operation, e.actor_id]), [['create', null], ['update', null], ['delete', null]]);
+    const removed = typeof entries[2].snapshot === 'string' ? JSON.parse(entries[2].snapshot) : entries[2].snapshot;
+    assert.equal(removed.parentId, null, 'the snapshot of the removal has the parent the cascade cleared, not the one the batch first read');
+  });
+
   it('a rollup follows: a message removed by its schedule leaves the count of its board', async () => {
     const board = await create('/boards', { name: 'counted', pinned: false });
     await create('/messages', { text: 'stays', boardId: board.id });
@@ -176,32 +190,31 @@ eachBackend('scheduled transitions', (backend) => {
     assert.deepEqual([after.state, after.publishAt], ['archived', moved.publishAt]);
   });
 
-  it('an edit committed while the sweep waits on the row lock wins', { ...onlyOn(backend, 'postgres', 'only PostgreSQL has row locks another session can hold; SQLite serialises write transactions'), timeout: 60_000 }, async () => {
+  it('a row another transaction holds is left to a later sweep, and the edit it commits wins', { ...onlyOn(backend, 'postgres', 'only PostgreSQL has row locks another session can hold; SQLite serialises write transactions'), timeout: 60_000 }, async () => {
     const schema = (await server.app.db.raw('SELECT current_schema() AS s'))[0].s as string;
     for (const [title, edit] of [
       ['cleared under the lock', 'UPDATE sched_notices SET "publishAt" = NULL WHERE id = $1'],
       ['moved under the lock', `UPDATE sched_notices SET state = 'archived' WHERE id = $1`],
     ] as const) {
       const notice = await create('/sched_notices', { title, publishAt: past() });
+      const free = await create('/sched_notices', { title: `${title}: beside it`, publishAt: past() });
       const locker = new pg.Client({ connectionString: PG_URL });
-      const watcher = new pg.Client({ connectionString: PG_URL });
       await locker.connect();
-      await watcher.connect();
       try {
         await locker.query(`SET search_path TO "${schema}"`);
         await locker.query('BEGIN');
         await locker.query('SELECT id FROM sched_notices WHERE id = $1 FOR UPDATE', [notice.id]);
-        const sweep = server.app.sweepScheduled();
-        // The sweep found the row due and now waits for its lock (the server's own view, not a timer). Asked
-        // outside the locker's transaction: pg_stat_activity is read once per transaction and then kept.
-        await until(async () => (await watcher.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sched_notices%FOR UPDATE%'`)).rows[0].n > 0);
+        // The batch skips the held row (FOR UPDATE SKIP LOCKED) rather than waiting: the sweep ends while the lock is held.
+        await server.app.sweepScheduled();
+        assert.equal((await read(`/sched_notices/${free.id}`)).body.data.state, 'live', `${title}: the row beside it is applied`);
+        assert.equal((await row('sched_notices', notice.id)).state, 'draft', `${title}: the held row waits`);
         await locker.query(edit, [notice.id]);
         await locker.query('COMMIT');
-        await sweep;
       } finally {
         await locker.end();
-        await watcher.end();
       }
+      // The next sweep finds the row as the edit left it: no longer due.
+      await server.app.sweepScheduled();
       const after = (await read(`/sched_notices/${notice.id}`)).body.data;
       assert.notEqual(after.state, 'live', title);
       assert.equal((await history('notice_history', notice.id)).length, 1, title);
@@ -235,11 +248,16 @@ eachBackend('scheduled transitions runner', (backend) => {
 });
 
 describe('app.scheduler options', () => {
-  it('refuses a bad interval, batch size or hook, naming it', () => {
+  it('refuses a bad interval, batch size, hook, dispatch or lock, naming it', () => {
     const app = createServer({ handleSignals: false });
     assert.throws(() => app.scheduler({ interval: 'soon' }), new ConfigError('scheduler interval must be a duration such as "500ms", "5s" or "2m", got "soon"'));
     assert.throws(() => app.scheduler({ batchSize: 0 }), new ConfigError('scheduler batchSize must be a whole number of at least 1, got 0'));
     assert.throws(() => app.scheduler({ onDelete: 'log' as never }), new ConfigError('scheduler onDelete must be a function'));
+    assert.throws(() => app.scheduler({ dispatch: 'yes' as never }), new ConfigError('scheduler dispatch must be true or false'));
+    assert.throws(
+      () => app.scheduler({ lock: true as never }),
+      new ConfigError('scheduler lock must be an interval lock such as sqlScheduleLock(db) or redisScheduleLock({ url }) from @mfx/jobs-redis'),
+    );
   });
 
   it('sweepScheduled needs the handler built', () => {

@@ -224,3 +224,5 @@ export function redisQueue(options: RedisQueueOptions = {}): JobQueue {
     },
   };
 }
+
+export { redisScheduleLock, type RedisScheduleLockOptions } from './schedule-lock.js';

@@ -5,4 +5,5 @@ export { ENCRYPTED_PAYLOAD_PREFIX, jobTable, type SqlJobQueue, type SqlQueueOpti
 export { type BackoffOptions, DEFAULT_BACKOFF, type JobContext, type JobHandler, type JobResult, retryDelay, type WorkerOptions } from './worker.js';
 export type { JobsOptions } from './jobs.js';
 export { JOB_STATUS_MODEL, JOB_STATUS_TABLE, type JobState, type JobTransition } from './status.js';
-export { type EveryOptions, SCHEDULE_LOCK_TABLE, scheduleLockTable } from './every.js';
+export type { EveryOptions } from './every.js';
+export { SCHEDULE_LOCK_TABLE, type ScheduleLock, scheduleLockTable, sqlScheduleLock } from './schedule-lock.js';

@@ -12,6 +12,7 @@ import type { Context } from '../pipeline/context.js';
 import type { Hook } from '../pipeline/types.js';
 import type { KeyProvider } from '../security/encryption/keys.js';
 import type { TableSpec } from '../sql/schema.js';
+import { SWEEP_JOB_TYPE } from '../scheduler/dispatch.js';
 import { JOB_STATUS_MODEL, StatusSink, transitionOf } from './status.js';
 import { JobCancelError, type JobQueue, type NewJob, normaliseJob } from './types.js';
 import { Worker, type WorkerOptions } from './worker.js';
@@ -134,6 +135,7 @@ function checkOptions(options: JobsOptions): void {
     throw new ConfigError('app.jobs() needs a queue: memoryQueue(), sqlQueue(db) or redisQueue(...)');
   }
   if (!options.handlers || typeof options.handlers !== 'object') throw new ConfigError("app.jobs() needs handlers by job type: { 'report.build': async (job, ctx) => ({ url }) }");
+  if (Object.hasOwn(options.handlers, SWEEP_JOB_TYPE)) throw new ConfigError(`the job type ${SWEEP_JOB_TYPE} is the runtime's own (scheduled sweeps dispatched through the queue): name your job type otherwise`);
   for (const [type, handler] of Object.entries(options.handlers)) {
     if (typeof handler !== 'function') throw new ConfigError(`the handler of job type ${type} must be a function (job, ctx) => ({ url?, output? })`);
   }

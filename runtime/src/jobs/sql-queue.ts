@@ -179,7 +179,7 @@ export function sqlQueue(db: Adapter, options: SqlQueueOptions = {}): SqlJobQueu
         const now = Date.now();
         // More candidates than slots: some may share a group and be passed over.
         const candidates = await tx.raw(
-          `SELECT id, group_key FROM ${t} WHERE (state = 'enqueued' AND due_at <= ?) OR (state = 'running' AND lease_until <= ?) ORDER BY seq LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+          `SELECT id, group_key FROM ${t} WHERE (state = 'enqueued' AND due_at <= ?) OR (state = 'running' AND lease_until <= ?) ORDER BY seq LIMIT ?${db.dialect.lockRowsSkipLockedClause}`,
           [now, now, limit * 4],
         );
         const groups = [...new Set(candidates.map((c) => c.group_key).filter((g): g is string => g !== null && g !== undefined))];

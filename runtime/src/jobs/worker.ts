@@ -77,6 +77,8 @@ export function retryDelay(retry: number, backoff: Required<BackoffOptions>): nu
 
 export class Worker {
   private readonly running = new Map<string, Promise<void>>();
+  /** The app's handlers, and the runtime's own (scheduled sweeps) added with `handle`. */
+  private readonly handlers: Record<string, JobHandler>;
   private readonly concurrency: number;
   private readonly backoff: Required<BackoffOptions>;
   private readonly leaseMs: number;
@@ -103,6 +105,12 @@ export class Worker {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollMs = options.pollMs ?? 1000;
     this.maxRequeues = options.maxRequeues ?? 100;
+    this.handlers = { ...options.handlers };
+  }
+
+  /** Adds the handler of a job type the runtime enqueues itself (the scheduled sweeps); the app's handlers stay as given. */
+  handle(type: string, handler: JobHandler): void {
+    this.handlers[type] = handler;
   }
 
   get queue(): JobQueue {
@@ -157,7 +165,8 @@ export class Worker {
 
   private begin(job: ClaimedJob): void {
     if (this.stopped) {
-      void this.options.queue.nack(job).catch(() => {});
+      // Claimed as the worker stopped, never started: not an attempt (a job with no retry left would otherwise be dead unrun).
+      void this.options.queue.nack(job, { refund: true }).catch(() => {});
       return;
     }
     this.held.set(job.id, job);
@@ -175,7 +184,7 @@ export class Worker {
     const { queue } = this.options;
     // The run before this claim was cut (its worker died, or a shutdown released it) and counted: none is left for this one.
     if (job.attempts > job.maxRetry + 1) return this.spent(job);
-    const handler = Object.hasOwn(this.options.handlers, job.type) ? this.options.handlers[job.type] : undefined;
+    const handler = Object.hasOwn(this.handlers, job.type) ? this.handlers[job.type] : undefined;
     if (!handler) return this.unhandled(job);
     const started = new Date();
     await this.transition(transitionOf(job, 'running', { startedAt: started, completedAt: null }));

@@ -5,7 +5,9 @@
  * transitions (transitions.ts), and once a batch has committed calls the
  * optional hooks `onDelete(model, id)` and `onSetField(model, id, field,
  * value)`. `app.scheduler(options)` configures it and starts it with the
- * server; `app.sweepScheduled()` runs one sweep.
+ * server; `app.sweepScheduled()` runs one sweep. With a job queue the
+ * interval tick is the dispatcher's (dispatch.ts): it enqueues the sweeps,
+ * and the worker that claims one runs it here.
  */
 import { randomUUID } from 'node:crypto';
 import type { Adapter } from '../db/adapter.js';
@@ -16,7 +18,8 @@ import type { WriteCaller, WriteObservers } from '../pipeline/write-observers.js
 import { type Duration, durationMs } from '../config/readers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { ModelStore } from '../store/model-store.js';
-import { type Applied, applyTransition, dueIds, type Transition } from './transitions.js';
+import type { ScheduleLock } from '../jobs/schedule-lock.js';
+import { type Applied, applyTransition, dueRows, type Transition } from './transitions.js';
 
 export interface SchedulerOptions {
   /** How often the runner sweeps; default `1m`. */
@@ -27,6 +30,14 @@ export interface SchedulerOptions {
   onDelete?: (model: string, id: string) => unknown;
   /** After the commit of a set-field transition: the field set (JSON name) and its new value. */
   onSetField?: (model: string, id: string, field: string, value: JsonValue) => unknown;
+  /**
+   * With `app.jobs` configured (default true then): each interval one
+   * replica enqueues a sweep job per model and a worker runs it. False
+   * sweeps in this process every interval, as without a queue.
+   */
+  dispatch?: boolean;
+  /** Where replicas take each interval when dispatching; default a row in the app's database (`mfx_schedule_locks`). */
+  lock?: ScheduleLock;
 }
 
 /** What one sweep did. */
@@ -53,13 +64,17 @@ export interface SchedulerDeps {
 
 /** The options checked, with their defaults; a ConfigError names the bad one. */
 export function resolveSchedulerOptions(options: SchedulerOptions): Required<Pick<SchedulerOptions, 'batchSize'>> & { intervalMs: number } & SchedulerOptions {
-  if (options === null || typeof options !== 'object') throw new ConfigError('app.scheduler takes { interval?, batchSize?, onDelete?, onSetField? }');
+  if (options === null || typeof options !== 'object') throw new ConfigError('app.scheduler takes { interval?, batchSize?, onDelete?, onSetField?, dispatch?, lock? }');
   const intervalMs = durationMs(options.interval, DEFAULT_SCHEDULER_INTERVAL_MS, 'scheduler interval');
   if (intervalMs < 1) throw new ConfigError('scheduler interval must be at least 1ms');
   const batchSize = options.batchSize ?? DEFAULT_SCHEDULER_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ConfigError(`scheduler batchSize must be a whole number of at least 1, got ${String(options.batchSize)}`);
   for (const hook of ['onDelete', 'onSetField'] as const) {
     if (options[hook] !== undefined && typeof options[hook] !== 'function') throw new ConfigError(`scheduler ${hook} must be a function`);
+  }
+  if (options.dispatch !== undefined && typeof options.dispatch !== 'boolean') throw new ConfigError('scheduler dispatch must be true or false');
+  if (options.lock !== undefined && (options.lock === null || typeof options.lock !== 'object' || typeof options.lock.take !== 'function')) {
+    throw new ConfigError('scheduler lock must be an interval lock such as sqlScheduleLock(db) or redisScheduleLock({ url }) from @mfx/jobs-redis');
   }
   return { ...options, intervalMs, batchSize };
 }
@@ -76,6 +91,8 @@ export class ScheduledRunner {
   private readonly options: ReturnType<typeof resolveSchedulerOptions>;
   private timer: NodeJS.Timeout | null = null;
   private tail: Promise<unknown> = Promise.resolve();
+  /** The dispatcher's tick under way, in dispatch mode. */
+  private ticking: Promise<void> | null = null;
   private stopped = false;
 
   constructor(
@@ -85,8 +102,12 @@ export class ScheduledRunner {
     this.options = resolveSchedulerOptions(options);
   }
 
-  /** Sweeps every interval from now on (the first sweep one interval after start). */
-  start(): void {
+  /**
+   * Sweeps every interval from now on (the first sweep one interval after
+   * start); with `dispatch` (dispatch.ts) each interval runs it instead,
+   * which enqueues the sweeps for the job queue's workers.
+   */
+  start(dispatch: (() => Promise<void>) | null = null): void {
     if (this.timer || this.stopped) return;
     if (this.options.batchSize > DEFAULT_SCHEDULER_BATCH) {
       this.deps.log.warn(
@@ -94,9 +115,17 @@ export class ScheduledRunner {
         `scheduler batchSize above ${DEFAULT_SCHEDULER_BATCH}: each batch holds the locks of its rows (on SQLite the database's write lock) until it commits, so requests that write them wait longer`,
       );
     }
-    this.deps.log.info({ intervalMs: this.options.intervalMs, fields: this.deps.transitions.map((t) => `${t.model.name}.${t.field.name}`) }, 'scheduled transitions runner started');
+    this.deps.log.info(
+      { intervalMs: this.options.intervalMs, mode: dispatch ? 'queue' : 'local', fields: this.deps.transitions.map((t) => `${t.model.name}.${t.field.name}`) },
+      'scheduled transitions runner started',
+    );
+    const failed = (error: unknown) => this.deps.log.error({ err: String((error as Error)?.message ?? error) }, 'scheduled sweep failed');
     this.timer = setInterval(() => {
-      void this.sweep().catch((error) => this.deps.log.error({ err: String((error as Error)?.message ?? error) }, 'scheduled sweep failed'));
+      if (!dispatch) return void this.sweep().catch(failed);
+      // A tick still enqueueing (a slow lock or queue) is not doubled; the shutdown waits for it before the queue closes.
+      this.ticking ??= dispatch()
+        .catch(failed)
+        .finally(() => (this.ticking = null));
     }, this.options.intervalMs);
     this.timer.unref();
   }
@@ -106,24 +135,27 @@ export class ScheduledRunner {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.ticking;
     await this.tail.catch(() => {});
   }
 
-  /** One sweep, after any sweep under way. */
-  sweep(): Promise<SweepReport> {
-    const next = this.tail.catch(() => {}).then(() => this.sweepOnce());
+  /** One sweep of every model, or of `model` only (a sweep job), after any sweep under way. */
+  sweep(model?: string): Promise<SweepReport> {
+    const next = this.tail.catch(() => {}).then(() => this.sweepOnce(model));
     this.tail = next;
     return next;
   }
 
-  private async sweepOnce(): Promise<SweepReport> {
+  private async sweepOnce(model?: string): Promise<SweepReport> {
     const report: SweepReport = { softDeleted: 0, hardDeleted: 0, fieldsSet: 0, failed: 0 };
     const sweepId = `scheduler-${randomUUID()}`;
     const started = Date.now();
     // Transitions in declaration order: a row whose first transition makes the next one due goes through both.
-    for (const transition of this.deps.transitions) await this.sweepField(transition, sweepId, report);
+    for (const transition of this.deps.transitions) {
+      if (model === undefined || transition.model.name === model) await this.sweepField(transition, sweepId, report);
+    }
     if (report.softDeleted + report.hardDeleted + report.fieldsSet + report.failed > 0) {
-      this.deps.log.info({ sweepId, ...report, ms: Date.now() - started }, 'scheduled transitions applied');
+      this.deps.log.info({ sweepId, ...(model === undefined ? {} : { model }), ...report, ms: Date.now() - started }, 'scheduled transitions applied');
     }
     return report;
   }
@@ -151,11 +183,15 @@ export class ScheduledRunner {
       };
       try {
         await db.transaction(async (tx) => {
-          const ids = await dueIds(tx, store.dialect, transition, now, this.options.batchSize, failed);
-          selected = ids.length;
-          for (const id of ids) {
+          // The batch is read and locked at once; rows an earlier row's cascade changed are read again (`touched`).
+          const rows = await dueRows(tx, store, transition, now, this.options.batchSize, failed);
+          selected = rows.length;
+          const touched = new Set<string>();
+          for (const row of rows) {
+            const id = String(row.id);
             current = id;
-            committed.push({ id, applied: await applyTransition(tx, store, observers, transition, id, nowMs, caller) });
+            const before = touched.has(id) ? await store.findById(tx, id, { lock: true, hard: transition.action.action === 'hard-delete' }) : row;
+            committed.push({ id, applied: await applyTransition(tx, store, observers, transition, before, nowMs, caller, touched) });
           }
           current = null;
         });

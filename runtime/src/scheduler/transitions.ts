@@ -3,17 +3,18 @@
  * timestamp field declared `scheduled;soft-delete`, `scheduled;hard-delete`
  * or `scheduled;field=NAME;[from=OLD;]to=NEW` names the moment its record is
  * soft-deleted, removed, or has a field set. This module knows, per model,
- * which fields are scheduled, how to find the due rows and how to apply one
- * transition to one locked row through the write observers (history with a
- * null actor, file cleanup, rollups, ...); `runner.ts` sweeps with it.
+ * which fields are scheduled, how to read and lock a batch of due rows and
+ * how to apply one transition to one locked row through the write observers
+ * (history with a null actor, file cleanup, rollups, ...); `runner.ts`
+ * sweeps with it.
  */
 import type { Executor } from '../db/adapter.js';
+import type { CascadeObserver } from '../store/referential.js';
 import type { FieldManifest, JsonValue } from '../manifest/types.js';
 import { cascadeNotifier } from '../pipeline/record-writes.js';
 import { notify, type WriteCaller, type WriteObservers } from '../pipeline/write-observers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
-import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { encodeValue, type RecordData } from '../store/codec.js';
 import type { ModelStore } from '../store/model-store.js';
@@ -62,17 +63,23 @@ export function transitionsOf(models: readonly ModelMeta[]): Transition[] {
 const SQL_COMPARABLE = new Set(['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp']);
 
 /**
- * The ids of up to `limit` rows due at `now` (ISO text), oldest time first,
- * leaving out `skip` (rows that failed in this sweep). Live rows only, but
- * for a hard delete, which also removes rows soft-deleted earlier. A guarded
- * set-field looks only at rows whose field holds `from`.
+ * Up to `limit` rows due at `now` (ISO text), whole and decoded, oldest time
+ * first, leaving out `skip` (rows that failed in this sweep), locked for the
+ * batch's transaction in the same statement: `FOR UPDATE SKIP LOCKED` on
+ * PostgreSQL, where the conditions are checked again on the newest version
+ * of each row it locks (an edit committed meanwhile wins) and rows another
+ * transaction holds are left to the next sweep; SQLite's write transaction
+ * holds the whole database. Live rows only, but for a hard delete, which
+ * also removes rows soft-deleted earlier. A guarded set-field looks only at
+ * rows whose field holds `from`.
  *
  * @example
- * const ids = await dueIds(db, dialect, transition, new Date().toISOString(), 500, new Set());
+ * const rows = await dueRows(tx, store, transition, new Date().toISOString(), 500, new Set());
  */
-export async function dueIds(db: Executor, dialect: SqlDialect, transition: Transition, now: string, limit: number, skip: ReadonlySet<string>): Promise<string[]> {
+export async function dueRows(tx: Executor, store: ModelStore, transition: Transition, now: string, limit: number, skip: ReadonlySet<string>): Promise<RecordData[]> {
   const { model, field, action, target } = transition;
-  const sql = new SqlBuilder(dialect).text('SELECT ').id('id').text(' FROM ').id(model.table).text(' WHERE ').id(field.column).text(' IS NOT NULL AND ');
+  const dialect = store.dialect;
+  const sql = new SqlBuilder(dialect).text(`SELECT ${store.columnList} FROM `).id(model.table).text(' WHERE ').id(field.column).text(' IS NOT NULL AND ');
   sql.id(field.column).text(' <= ').value(encodeValue(field, now));
   const live = notDeleted(model.manifest, dialect);
   if (live && action.action !== 'hard-delete') sql.text(` AND ${live}`);
@@ -85,38 +92,41 @@ export async function dueIds(db: Executor, dialect: SqlDialect, transition: Tran
     dialect.inTextValues(sql, dialect.quote('id'), [...skip]);
     sql.text(')');
   }
-  sql.text(' ORDER BY ').id(field.column).text(', ').id('id').text(' LIMIT ').value(limit);
-  const rows = await db.all(sql.sql, sql.params);
-  return rows.map((row) => String(row.id));
+  sql.text(' ORDER BY ').id(field.column).text(', ').id('id').text(' LIMIT ').value(limit).text(dialect.lockRowsSkipLockedClause);
+  const rows = await tx.all(sql.sql, sql.params);
+  return rows.map((row) => store.decode(row));
 }
 
 /**
- * Applies a transition to one row inside the batch's transaction: the row is
- * read again under a row lock (SQLite's write transaction holds the whole
- * database) and checked once more, so an edit that committed meanwhile wins:
- * a cleared or later time, or a guarded field that no longer holds `from`,
- * leaves the row untouched. Then the write goes through the store with the
- * model's write observers, as a request's would: a soft delete marks the row
- * (the time stays), a hard delete removes it (soft-deleted or not) with its
- * onDelete actions, a set-field writes the value and clears the time in the
- * same write.
+ * Applies a transition to one row of the batch, as `dueRows` read and locked
+ * it (null: it is gone), inside the batch's transaction. The row is checked
+ * once more (the time set and past, the guarded field holding `from`, which
+ * the statement cannot compare for every type), so an edit that committed
+ * first wins and leaves the row untouched. Then the write goes through the
+ * store with the model's write observers, as a request's would: a soft
+ * delete marks the row (the time stays), a hard delete removes it
+ * (soft-deleted or not) with its onDelete actions, a set-field writes the
+ * value and clears the time in the same write. The ids of rows of the same
+ * model a delete's cascade changed are added to `touched`, so the batch
+ * reads them again before their own turn.
  *
  * @example
- * const applied = await applyTransition(tx, store, observers, transition, id, Date.now(), caller);
+ * const applied = await applyTransition(tx, store, observers, transition, row, Date.now(), caller, touched);
  */
 export async function applyTransition(
   tx: Executor,
   store: ModelStore,
   observers: WriteObservers,
   transition: Transition,
-  id: string,
+  before: RecordData | null,
   nowMs: number,
   caller: WriteCaller,
+  touched: Set<string>,
 ): Promise<Applied> {
   const { model, field, action, target } = transition;
   const hard = action.action === 'hard-delete';
-  const before = await store.findById(tx, id, { lock: true, hard });
   if (!before || !isDue(before[field.name], nowMs)) return { kind: 'skipped' };
+  const id = String(before.id);
   if (action.action === 'set-field') {
     if (action.from !== undefined && !sameValue(target!, before[target!.name], action.from)) return { kind: 'skipped' };
     const values: RecordData = { [target!.name]: action.to, [field.name]: null };
@@ -126,8 +136,12 @@ export async function applyTransition(
     if (plan.observers.length > 0) await notify(tx, plan, { model, op: 'update', id, before, after, cascade: null, caller });
     return { kind: 'set', field: target!.name, value: action.to };
   }
-  const cascades = observers.cascadesObserved(model);
-  const removed = await store.remove(tx, id, { hard, ...(cascades ? { observe: cascadeNotifier(observers, caller) } : {}) });
+  const notifier = observers.cascadesObserved(model) ? cascadeNotifier(observers, caller) : null;
+  const observe: CascadeObserver = async (change) => {
+    if (change.model.name === model.name) touched.add(String(change.before.id));
+    await notifier?.(change);
+  };
+  const removed = await store.remove(tx, id, { hard, observe });
   if (!removed) return { kind: 'skipped' };
   const plan = observers.plan(model, 'delete');
   if (plan.observers.length > 0) await notify(tx, plan, { model, op: 'delete', id, before, after: null, cascade: null, caller });

@@ -87,6 +87,13 @@ export interface SqlDialect {
    */
   readonly lockRowsNoKeyClause: string;
   /**
+   * Like lockRowsClause for a batch that claims rows: ` FOR UPDATE SKIP
+   * LOCKED` on PostgreSQL, so concurrent claimers split the rows instead of
+   * waiting for each other, and rows a writer holds wait for a later batch.
+   * Empty on SQLite (the write transaction holds the database).
+   */
+  readonly lockRowsSkipLockedClause: string;
+  /**
    * Whether a failed statement poisons the whole transaction (PostgreSQL):
    * work that may fail without failing the request runs inside a SAVEPOINT.
    */

@@ -83,7 +83,8 @@ function insertValue(field: FieldManifest | undefined, column: string): InsertVa
 export class ModelStore {
   readonly decode: Decoder;
   readonly templates: SqlTemplates;
-  private readonly selectList: string;
+  /** The model's columns, quoted, as a SELECT list (rows read with it decode with `decode`). */
+  readonly columnList: string;
   private readonly live: string | null;
   private readonly statements = new Map<string, string>();
   private readonly rootSelect: string;
@@ -99,7 +100,7 @@ export class ModelStore {
   ) {
     this.decode = codecOf(model, dialect.name).decode;
     this.templates = model.sql(dialect.name);
-    this.selectList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
+    this.columnList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
     this.live = notDeleted(model.manifest, dialect);
     this.rootSelect = `SELECT ${model.columns.map((c) => `${dialect.quote(ROOT)}.${dialect.quote(c.column)}`).join(', ')} FROM ${dialect.quote(model.table)} ${dialect.quote(ROOT)}`;
     this.referential = new ReferentialDelete(dialect);
@@ -136,7 +137,7 @@ export class ModelStore {
       const row = await db.get(this.templates.selectById, [id], options);
       return row ? this.decode(row) : null;
     }
-    const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.selectList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
+    const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.columnList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
     if (this.live && !options.hard) sql.text(` AND ${this.live}`);
     this.whereScope(sql, options.scope);
     if (options.lock) sql.text(this.dialect.lockRowsClause);
@@ -281,7 +282,7 @@ export class ModelStore {
       b.text(' WHERE ').id('id').text(' = ').value(null);
       if (this.live) b.text(` AND ${this.live}`);
       for (const column of scopeColumns) b.text(' AND ').id(column).text(' = ').value(null);
-      return b.text(` RETURNING ${this.selectList}`).sql;
+      return b.text(` RETURNING ${this.columnList}`).sql;
     });
     params.push(id, ...own.map((s) => s.value));
     const row = this.encryption ? await this.sealedWrite(db, sql, params, options) : await db.get(sql, params, options);

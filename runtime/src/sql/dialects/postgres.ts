@@ -92,6 +92,7 @@ export const postgres: SqlDialect = {
   bool: (value) => (value ? 'TRUE' : 'FALSE'),
   lockRowsClause: ' FOR UPDATE',
   lockRowsNoKeyClause: ' FOR NO KEY UPDATE',
+  lockRowsSkipLockedClause: ' FOR UPDATE SKIP LOCKED',
   failedStatementAbortsTransaction: true,
   mapError: mapPostgresError,
 

@@ -89,6 +89,7 @@ export const sqlite: SqlDialect = {
   bool: (value) => (value ? '1' : '0'),
   lockRowsClause: '',
   lockRowsNoKeyClause: '',
+  lockRowsSkipLockedClause: '',
   failedStatementAbortsTransaction: false,
   mapError: mapSqliteError,
 
