@@ -127,6 +127,8 @@ export class App {
   private readonly exportSlots: ExportSlots;
   /** WebSocket upgrade handlers by exact path (`upgrade()`); the server listens for upgrades only when there is one. */
   private readonly upgrades = new Map<string, UpgradeHandler>();
+  /** Routes served outside the pipeline by exact method and path (`rawRoute()`), put in the route table. */
+  private readonly rawRoutes: RawRoute[] = [];
   /** Run when stop() begins, before the drain (`onStopping()`). */
   private readonly stoppingHooks: Array<() => Promise<void> | void> = [];
   private authChain: Chain | null = null;
@@ -624,6 +626,30 @@ export class App {
   }
 
   /**
+   * Serves `method` requests on exactly `path` (the path prefix included, no
+   * parameters) with `handler`, outside the pipeline: no hooks, no body
+   * reading, no in-flight count (a long-lived stream ends itself in
+   * `onStopping`). The route sits in the route table beside the generated
+   * ones, so it costs other requests nothing; other methods on the path
+   * answer 405 with Allow, and a path and method already served is a startup
+   * error. For satellites such as realtime's SSE stream.
+   *
+   * @example
+   * app.rawRoute('GET', '/api/realtime/sse', (req, res) => stream(req, res));
+   */
+  rawRoute(method: string, path: string, handler: RawRouteHandler): this {
+    if (this.sealed) throw new RegistrationClosedError(`the route ${method} ${path}`);
+    if (typeof method !== 'string' || !RAW_ROUTE_METHODS.includes(method)) throw new ConfigError(`app.rawRoute: the method must be one of ${RAW_ROUTE_METHODS.join(', ')}, not ${JSON.stringify(method)}`);
+    if (typeof path !== 'string' || !path.startsWith('/') || path.split('/').some((s) => s.startsWith(':') || s.startsWith('*'))) {
+      throw new ConfigError(`app.rawRoute: the path must be an exact path starting with / (no :param or *rest segments), not ${JSON.stringify(path)}`);
+    }
+    if (typeof handler !== 'function') throw new ConfigError('app.rawRoute: the handler must be a function (req, res) => void');
+    if (this.rawRoutes.some((r) => r.method === method && r.path === path)) throw new ConfigError(`app.rawRoute: ${method} ${path} is already registered`);
+    this.rawRoutes.push({ method, path, handler });
+    return this;
+  }
+
+  /**
    * Runs `fn` as soon as stop() begins, before requests are drained: long-lived
    * streams (realtime) say goodbye and end there, instead of being cut when
    * the drain ends.
@@ -852,6 +878,11 @@ export class App {
           table.add('GET', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
           table.add('HEAD', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
         }
+        // Raw routes last: one on a path and method already served is refused, naming it.
+        for (const { method, path, handler } of this.rawRoutes) {
+          if (table.declared(path).includes(method)) throw new ConfigError(`app.rawRoute: ${method} ${path} is already served by a generated route, an action or another feature`);
+          table.add(method, path, handler);
+        }
         this.generator = new DocumentGenerator({
           registry: this.registry,
           config: this.config,
@@ -864,6 +895,8 @@ export class App {
             searchContribution(() => searchModels(this.registry.all())),
           ],
           routes: table,
+          // A WebSocket path is served by its upgrade handler, outside the table: documented as a GET.
+          upgrades: [...this.upgrades.keys()],
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
@@ -1138,6 +1171,24 @@ export class App {
 
 /** Takes over an HTTP upgrade request's socket (see `App.upgrade`). */
 export type UpgradeHandler = (req: IncomingMessage, socket: Socket, head: Buffer) => void;
+
+/** Answers a request of a raw route (see `App.rawRoute`) on its own. */
+export type RawRouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface RawRoute {
+  method: string;
+  path: string;
+  handler: RawRouteHandler;
+}
+
+/** The methods a raw route may serve. */
+const RAW_ROUTE_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** A hook's start (`onStart` in its setup) and what undoes it when its app hands over to another. */
+interface Starter {
+  start: () => Promise<void> | void;
+  stop?: () => Promise<void> | void;
+}
 
 /** The standalone file routes run the Auth-step hooks of the `file` operation, then their own work. */
 const FILE_USER_STEPS = ['auth'] as const;
