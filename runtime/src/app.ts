@@ -107,8 +107,12 @@ export class App {
   /** Routes outside models and actions (global search, standalone files) with their access flags. */
   readonly standaloneRoutes: StandaloneRoute[] = [];
   private readonly closers: Array<() => Promise<void> | void> = [];
-  /** What hooks asked to run once the server listens (an outbox relay). */
-  private readonly starters: Array<() => Promise<void> | void> = [];
+  /** What hooks asked to run once the server listens (an outbox relay), with what undoes it at a hand-over. */
+  private readonly starters: Starter[] = [];
+  /** What this app started (its starters, the jobs worker): stopped when it hands its requests to another app. */
+  private readonly startedStops: Array<() => Promise<void> | void> = [];
+  /** The hand-over under way: the previous app's starts stopped, then the next app's run (see handOver). */
+  private handingOver: Promise<void> | null = null;
   private readonly systemTables: TableSpec[] = [];
   private signalHandler: (() => void) | null = null;
   private multipart: MultipartHandoff | null = null;
@@ -129,6 +133,8 @@ export class App {
   private readonly exportSlots: ExportSlots;
   /** WebSocket upgrade handlers by exact path (`upgrade()`); the server listens for upgrades only when there is one. */
   private readonly upgrades = new Map<string, UpgradeHandler>();
+  /** Routes served outside the pipeline by exact method and path (`rawRoute()`), put in the route table. */
+  private readonly rawRoutes: RawRoute[] = [];
   /** Run when stop() begins, before the drain (`onStopping()`). */
   private readonly stoppingHooks: Array<() => Promise<void> | void> = [];
   private authChain: Chain | null = null;
@@ -555,6 +561,10 @@ export class App {
     scheduler.start();
     this.jobsStarted = true;
     const locks = new Set<ScheduleLock>([...this.schedules.map((s) => lockOf(s.options.lock)), this.schedulerOptions.lock ?? null].filter((l): l is ScheduleLock => l !== null));
+    this.startedStops.push(async () => {
+      scheduler.stop();
+      await runner.worker.stop(this.config.shutdownTimeoutMs);
+    });
     this.closers.push(async () => {
       scheduler.stop();
       await runner.worker.stop(this.config.shutdownTimeoutMs);
@@ -659,6 +669,8 @@ export class App {
         : null;
     runner.start(dispatch);
     this.closers.unshift(() => runner.stop());
+    // The scheduled fields of a later manifest are its app's: its runner takes over at a hand-over.
+    this.startedStops.push(() => runner.stop());
   }
 
   /** Adds router-level middleware that runs before routing and Auth (CORS, for example). */
@@ -681,6 +693,30 @@ export class App {
     if (typeof handler !== 'function') throw new ConfigError('an upgrade handler must be a function (req, socket, head) => void');
     if (this.upgrades.has(path)) throw new ConfigError(`${path} already has an upgrade handler`);
     this.upgrades.set(path, handler);
+    return this;
+  }
+
+  /**
+   * Serves `method` requests on exactly `path` (the path prefix included, no
+   * parameters) with `handler`, outside the pipeline: no hooks, no body
+   * reading, no in-flight count (a long-lived stream ends itself in
+   * `onStopping`). The route sits in the route table beside the generated
+   * ones, so it costs other requests nothing; other methods on the path
+   * answer 405 with Allow, and a path and method already served is a startup
+   * error. For satellites such as realtime's SSE stream.
+   *
+   * @example
+   * app.rawRoute('GET', '/api/realtime/sse', (req, res) => stream(req, res));
+   */
+  rawRoute(method: string, path: string, handler: RawRouteHandler): this {
+    if (this.sealed) throw new RegistrationClosedError(`the route ${method} ${path}`);
+    if (typeof method !== 'string' || !RAW_ROUTE_METHODS.includes(method)) throw new ConfigError(`app.rawRoute: the method must be one of ${RAW_ROUTE_METHODS.join(', ')}, not ${JSON.stringify(method)}`);
+    if (typeof path !== 'string' || !path.startsWith('/') || path.split('/').some((s) => s.startsWith(':') || s.startsWith('*'))) {
+      throw new ConfigError(`app.rawRoute: the path must be an exact path starting with / (no :param or *rest segments), not ${JSON.stringify(path)}`);
+    }
+    if (typeof handler !== 'function') throw new ConfigError('app.rawRoute: the handler must be a function (req, res) => void');
+    if (this.rawRoutes.some((r) => r.method === method && r.path === path)) throw new ConfigError(`app.rawRoute: ${method} ${path} is already registered`);
+    this.rawRoutes.push({ method, path, handler });
     return this;
   }
 
@@ -841,7 +877,7 @@ export class App {
       store: (name) => this.store(name),
       adapterOf: (model) => this.adapterOf(model),
       onStop: (fn) => this.closers.push(fn),
-      onStart: (fn) => this.starters.push(fn),
+      onStart: (start, stop) => this.starters.push({ start, stop }),
       observeWrites: (observer, models) => this.observers.add(observer, models),
     });
     const cleaned = this.files ? FileFields.observedModels(this.registry.all()) : [];
@@ -913,6 +949,11 @@ export class App {
           table.add('GET', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
           table.add('HEAD', `${this.config.pathPrefix}${SEARCH_PATH}`, search);
         }
+        // Raw routes last: one on a path and method already served is refused, naming it.
+        for (const { method, path, handler } of this.rawRoutes) {
+          if (table.declared(path).includes(method)) throw new ConfigError(`app.rawRoute: ${method} ${path} is already served by a generated route, an action or another feature`);
+          table.add(method, path, handler);
+        }
         this.generator = new DocumentGenerator({
           registry: this.registry,
           config: this.config,
@@ -925,6 +966,8 @@ export class App {
             searchContribution(() => searchModels(this.registry.all())),
           ],
           routes: table,
+          // A WebSocket path is served by its upgrade handler, outside the table: documented as a GET.
+          upgrades: [...this.upgrades.keys()],
           log: this.log,
         });
         mountDocumentRoute(table, this.config, deps, () => this.document());
@@ -1020,7 +1063,8 @@ export class App {
       server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
         const url = req.url ?? '/';
         const query = url.indexOf('?');
-        const handler = this.upgrades.get(query === -1 ? url : url.slice(0, query));
+        // The app serving now (after a hand-over, the next one) holds the handlers.
+        const handler = (this.successor ?? this).upgrades.get(query === -1 ? url : url.slice(0, query));
         if (handler && !this.stopping) handler(req, socket, head);
         else socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       });
@@ -1032,16 +1076,41 @@ export class App {
         resolve();
       });
     });
-    this.startJobs();
-    this.availability = 'ready';
-    for (const start of this.starters.splice(0)) await start();
-    this.startScheduler();
+    await this.begin();
     if (this.config.handleSignals) this.installSignalHandlers();
     const { port } = server.address() as AddressInfo;
     const host = this.config.host && this.config.host !== '0.0.0.0' && this.config.host !== '::' ? this.config.host : 'localhost';
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${this.config.pathPrefix}`;
     this.log.info({ url, port }, 'listening');
     return { url, port };
+  }
+
+  /**
+   * What an app runs once it serves the listener's requests, on start() or
+   * when handed over to: the jobs worker and interval scheduler, the hooks'
+   * starters (an outbox relay), the scheduled-transition runner. What it
+   * started is kept to be stopped when it hands over in turn.
+   */
+  private async begin(): Promise<void> {
+    this.startJobs();
+    // A hand-over set it already; a shutdown begun meanwhile keeps it stopping.
+    if (this.availability === 'starting') this.availability = 'ready';
+    for (const { start, stop } of this.starters.splice(0)) {
+      await start();
+      if (stop) this.startedStops.push(stop);
+    }
+    this.startScheduler();
+  }
+
+  /** Stops what begin() started (not the hooks' resources, which a module may share between apps: those close at shutdown). */
+  private async stopStarted(): Promise<void> {
+    for (const stop of this.startedStops.splice(0)) {
+      try {
+        await stop();
+      } catch (error) {
+        this.log.error({ err: String((error as Error)?.message ?? error) }, 'stopping what an app handed over from started failed');
+      }
+    }
   }
 
   /** The bound port once started. */
@@ -1057,7 +1126,10 @@ export class App {
    * the requests of every app that served and then releases their hooks'
    * resources and databases. Requests in flight finish on the app they
    * started on. This app's own registry, stores and document() stay those
-   * of its manifest; ask `next` for the new ones.
+   * of its manifest; ask `next` for the new ones. What the app handed over
+   * from started (outbox relay, jobs worker, scheduled-transition runner) is
+   * stopped, then `next` starts its own as start() would; the promise
+   * resolves once it has (a failing start is logged).
    *
    * @example
    * const next = createServer(config);
@@ -1065,25 +1137,33 @@ export class App {
    * next.setDB(adapterForNext);
    * next.handler();
    * await next.migrate();
-   * app.handOver(next);
+   * await app.handOver(next);
    */
-  handOver(next: App): void {
+  handOver(next: App): Promise<void> {
     if (!this.server || this.stopping) throw new ConfigError('handOver needs a started app that is not stopping');
-    if (next === this || next.server || next.stopping || next.successor) throw new ConfigError('handOver takes an app that was never started');
+    if (next === this || next.server || next.stopping || next.successor || next === this.successor) throw new ConfigError('handOver takes an app that was never started');
     const handler = next.handler();
     const previous = this.successor;
+    const replaced = previous ?? this;
     next.availability = 'ready';
     this.successor = next;
     this.serving = handler;
-    // The scheduled fields are the new manifest's: its runner takes over.
-    void (previous ?? this).runner?.stop();
-    next.startScheduler();
     if (previous) this.retire(previous);
+    // The previous app's relay, worker and runner stop before the next one's start: a relay or queue a module
+    // shares between both apps is running once, on the next app, afterwards.
+    const handing = Promise.resolve(this.handingOver)
+      .then(() => replaced.stopStarted())
+      .then(() => next.begin())
+      .catch((error: unknown) => this.log.error({ err: String((error as Error)?.message ?? error) }, 'starting the app handed over to failed'));
+    this.handingOver = handing;
+    return handing;
   }
 
   /** Keeps an app handed over from until its requests have ended; its resources are released at shutdown. */
   private retire(app: App): void {
     this.closers.push(...app.closers.splice(0), () => app.closeDatabases());
+    // Its streams (realtime) still open say goodbye when the shutdown begins, with this app's.
+    this.stoppingHooks.push(...app.stoppingHooks.splice(0));
     if (app.inflight.count === 0) return;
     this.retiring.add(app);
     app.inflight.drained = () => {
@@ -1112,7 +1192,7 @@ export class App {
       app.inflight.draining = true;
     }
     this.removeSignalHandlers();
-    for (const fn of this.stoppingHooks.splice(0)) {
+    for (const fn of [...this.stoppingHooks.splice(0), ...(this.successor?.stoppingHooks.splice(0) ?? [])]) {
       try {
         await fn();
       } catch (error) {
@@ -1131,6 +1211,8 @@ export class App {
       closeConnections(server);
       await closed;
     }
+    // A hand-over still starting the next app finishes first, so the closers below stop what it started.
+    await this.handingOver;
     const successor = this.successor;
     for (const close of [...(successor?.closers.splice(0) ?? []), ...(successor ? [() => successor.closeDatabases()] : []), ...this.closers.splice(0)]) {
       try {
@@ -1199,6 +1281,24 @@ export class App {
 
 /** Takes over an HTTP upgrade request's socket (see `App.upgrade`). */
 export type UpgradeHandler = (req: IncomingMessage, socket: Socket, head: Buffer) => void;
+
+/** Answers a request of a raw route (see `App.rawRoute`) on its own. */
+export type RawRouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface RawRoute {
+  method: string;
+  path: string;
+  handler: RawRouteHandler;
+}
+
+/** The methods a raw route may serve. */
+const RAW_ROUTE_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** A hook's start (`onStart` in its setup) and what undoes it when its app hands over to another. */
+interface Starter {
+  start: () => Promise<void> | void;
+  stop?: () => Promise<void> | void;
+}
 
 /** The standalone file routes run the Auth-step hooks of the `file` operation, then their own work. */
 const FILE_USER_STEPS = ['auth'] as const;

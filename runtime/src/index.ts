@@ -4,7 +4,7 @@ export * from './manifest/types.js';
 export { type LoadedManifest, loadManifest } from './manifest/load.js';
 
 // Server
-export { App, type AppMigrationReport, createServer } from './app.js';
+export { App, type AppMigrationReport, createServer, type RawRouteHandler, type UpgradeHandler } from './app.js';
 export type { Plugin } from './plugins/plugins.js';
 export type { AppModule } from './cli/app-module.js';
 export type { LocaleOptions } from './locale/options.js';

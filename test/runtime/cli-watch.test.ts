@@ -121,6 +121,35 @@ export interface Label extends Model {
 }
 `;
 
+// The --app module of the relay test: publishEvents through an outbox whose relay ships to an in-process bus;
+// each app a reload builds has its own outbox, and its relay logs its start, its stop and what it ships.
+const relayModule = `import { type App, memoryBus, outboxBus, publishEvents } from '@mfx/runtime';
+
+let built = 0;
+
+export default async function setup(app: App): Promise<void> {
+  const generation = ++built;
+  const relayTo = memoryBus();
+  await relayTo.subscribe({
+    name: 'relayed',
+    patterns: ['*.*'],
+    handler: (event) => void app.log.info({ generation, type: event.type, recordId: event.recordId }, 'relayed'),
+  });
+  const outbox = outboxBus(() => app.db, { relayTo, interval: '20ms' });
+  const start = outbox.start.bind(outbox);
+  const stop = outbox.stop.bind(outbox);
+  outbox.start = () => {
+    start();
+    app.log.info({ generation }, 'relay started');
+  };
+  outbox.stop = async () => {
+    await stop();
+    app.log.info({ generation }, 'relay stopped');
+  };
+  app.use('db', publishEvents(outbox), { position: 'after' });
+}
+`;
+
 eachBackend(
   'mfx serve --watch',
   (backend) => {
@@ -184,6 +213,43 @@ eachBackend(
 
       assert.deepEqual(await serve.stop(), { code: 0, signal: null });
       assert.equal(serve.lines.seen.filter((line) => line.includes('"msg":"manifest reloaded"')).length, 1);
+    });
+
+    it('a reloaded app runs its starters as a first start does: the outbox relay of the previous app stops, the new one starts and ships', async () => {
+      const made = esmProject({ 'src/models.ts': modelsV1, 'src/app.ts': relayModule });
+      projects.push(made);
+      const compile = () => {
+        const result = build({ entries: ['src/models.ts'], outDir: 'out', cwd: made.dir });
+        assert.equal(result.ok, true, JSON.stringify(result.diagnostics));
+      };
+      compile();
+      const url = backend.name === 'sqlite' ? 'sqlite::memory:' : (await cli.database()).url;
+      const serve = cli.start(['serve', '--watch', '--manifest', 'out', '--db', url, '--port', '0', '--app', 'src/app.ts'], { cwd: made.dir });
+      const base = await servingUrl(serve);
+      await serve.logLine({ msg: 'watching the manifest for changes' });
+
+      const before = await request(`${base}/notes`, 'POST', { body: { title: 'before the reload' } });
+      assert.equal(before.status, 201);
+      assert.equal((await serve.logLine({ msg: 'relayed', recordId: before.body.data.id })).generation, 1);
+
+      writeFileSync(made.path('src/models.ts'), modelsV2);
+      compile();
+      await serve.logLine({ msg: 'manifest reloaded' });
+      // The first relay stopped before the second started, both before the reload was reported.
+      const lifecycle = () => serve.logs().filter((l) => ['relay started', 'relay stopped', 'manifest reloaded'].includes(String(l.msg))).map((l) => `${l.msg}${l.generation === undefined || l.msg === 'manifest reloaded' ? '' : ` ${l.generation}`}`);
+      assert.deepEqual(lifecycle(), ['relay started 1', 'relay stopped 1', 'relay started 2', 'manifest reloaded']);
+
+      const after = await request(`${base}/notes`, 'POST', { body: { title: 'after the reload' } });
+      assert.equal(after.status, 201);
+      assert.equal((await serve.logLine({ msg: 'relayed', recordId: after.body.data.id })).generation, 2);
+      assert.equal((await request(`${base}/labels`, 'POST', { body: { name: 'new model' } })).status, 201);
+      await serve.logLine({ msg: 'relayed', type: 'label.created', generation: 2 });
+
+      assert.deepEqual(await serve.stop(), { code: 0, signal: null });
+      // Every event shipped once, by the relay running then; the shutdown stopped the second relay.
+      const relayed = serve.logs().filter((l) => l.msg === 'relayed');
+      assert.deepEqual(relayed.map((l) => l.generation), [1, 2, 2]);
+      assert.ok(serve.logs().some((l) => l.msg === 'relay stopped' && l.generation === 2));
     });
   },
   [sqlite, sqliteFileBackend, postgres],

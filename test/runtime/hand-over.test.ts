@@ -4,7 +4,7 @@
 // shutdown waits for those of both.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { type App, createServer } from '@mfx/runtime';
+import { type App, createServer, describeHook } from '@mfx/runtime';
 import { sharedDatabase } from '../../runtime/src/cli/reload.js';
 import { loadFixture } from '../support/fixtures.js';
 import { memoryLogger, request, startServer } from '../support/server.js';
@@ -19,6 +19,21 @@ function holding(app: App, name: string, reached: Recorder<string>, opened: Prom
       await opened;
     }
     await next();
+  });
+}
+
+/** A hook whose setup registers a starter (with its undo) and a closer, each telling `events` what ran. */
+function starting(name: string, events: Recorder<string>) {
+  return describeHook((_ctx, next) => next(), {
+    role: 'other',
+    label: `starting(${name})`,
+    setup({ onStart, onStop }) {
+      onStart(
+        () => void events.push(`${name} started`),
+        () => void events.push(`${name} stopped`),
+      );
+      onStop(() => void events.push(`${name} closed`));
+    },
   });
 }
 
@@ -80,6 +95,33 @@ eachBackend('App.handOver', (backend) => {
       assert.throws(() => first.app.handOver(first.app), { name: 'ConfigError', message: 'mfx: handOver takes an app that was never started' });
       // Still serving its own routes.
       assert.equal((await first.request('GET', '/tags')).status, 200);
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('stops what the app handed over from started before the next app starts its own; the shutdown closes every app', async () => {
+    const events = new Recorder<string>();
+    const first = await startServer(backend, { setup: (app) => void app.use('service', starting('first', events)) });
+    try {
+      assert.deepEqual(events.seen, ['first started']);
+      const nextApp = async (name: string) => {
+        const next = createServer({ logger: memoryLogger(), handleSignals: false, documentation: { public: true } });
+        next.register(await loadFixture('blog'));
+        next.use('service', starting(name, events));
+        next.setDB(sharedDatabase(first.app.db, next.registry));
+        next.handler();
+        await next.migrate();
+        return next;
+      };
+      await first.app.handOver(await nextApp('second'));
+      assert.deepEqual(events.seen, ['first started', 'first stopped', 'second started']);
+      assert.equal((await request(`${first.url}/tags`, 'GET')).status, 200);
+      await first.app.handOver(await nextApp('third'));
+      assert.deepEqual(events.seen, ['first started', 'first stopped', 'second started', 'second stopped', 'third started']);
+      await first.app.stop();
+      // Closers run at shutdown only (a module's shared resources must outlive a hand-over): the serving app's first.
+      assert.deepEqual(events.seen.slice(5), ['third closed', 'first closed', 'second closed']);
     } finally {
       await first.close();
     }

@@ -2,7 +2,9 @@
  * `mfx serve --watch`: when the manifest changes, a new app is built from it
  * (the `--app` module's default export runs again on it), migrated, and
  * handed the listener (`App.handOver`); requests in flight finish on the
- * app they started on. A manifest that does not load, register, seal or
+ * app they started on. What the previous app started (its outbox relay,
+ * jobs worker, scheduled-transition runner) stops, and the new app starts
+ * its own, as a first start does. A manifest that does not load, register, seal or
  * migrate is logged and the app serving goes on.
  */
 import { resolve } from 'node:path';
@@ -66,7 +68,8 @@ export function reloadOnChange(front: App, dir: string, first: LoadedManifest, a
       // Sealing first: a manifest the app refuses fails before the schema changes.
       next.handler();
       const report = await next.migrate();
-      front.handOver(next);
+      // Resolves once the previous app's relay and worker stopped and this app's started.
+      await front.handOver(next);
       served = text;
       generation++;
       front.log.info(

@@ -150,7 +150,8 @@ export function publishEvents(bus: EventBus): Hook {
       const ops = entry.ops ? WRITES.filter((op) => entry.ops!.has(op)) : WRITES;
       published.set(entry, { models, ops });
       const lifecycle = bus as { start?: () => void; stop?: () => Promise<void> };
-      if (typeof lifecycle.start === 'function') onStart(() => lifecycle.start!());
+      // Stopped again when the app hands over (mfx serve --watch), so one relay runs per process.
+      if (typeof lifecycle.start === 'function') onStart(() => lifecycle.start!(), typeof lifecycle.stop === 'function' ? () => lifecycle.stop!() : undefined);
       if (typeof lifecycle.stop === 'function') onStop(() => lifecycle.stop!());
       const observe = async (tx: Executor, change: WriteChange) => {
         if (!entry.matches(change.model.name, change.op)) return;

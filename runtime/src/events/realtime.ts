@@ -24,6 +24,7 @@ import { writeJson } from '../http/respond.js';
 import type { Identity } from '../pipeline/types.js';
 import type { Plugin } from '../plugins/plugins.js';
 import { compilePatterns, positiveWhole } from './delivery.js';
+import { realtimeContribution } from './realtime-openapi.js';
 import type { EventBus, MfxEvent, Subscription } from './types.js';
 
 export interface RealtimeOptions {
@@ -362,17 +363,10 @@ export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<A
       });
     };
 
-    app.httpMiddleware((req, res, next) => {
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      if ((query === -1 ? url : url.slice(0, query)) !== ssePath) return next();
-      if (req.method !== 'GET') {
-        refuse(req, res, new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: GET`, undefined, { Allow: 'GET' }), serviceName, log);
-        return;
-      }
-      void sse(req, res);
-    });
+    // A route of the table (other methods answer 405 there), not router middleware: other requests pay nothing for it.
+    app.rawRoute('GET', ssePath, (req, res) => void sse(req, res));
     app.upgrade(wsPath, (req, socket, head) => void websocket(req, socket, head));
+    app.openapi.contribute(realtimeContribution({ ssePath: ssePath.slice(prefix.length), wsPath: wsPath.slice(prefix.length), auth, origins: origins !== null, maxPatterns: MAX_PATTERNS }));
 
     let subscription: Subscription | null = null;
     app.onStopping(async () => {

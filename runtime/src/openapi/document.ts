@@ -38,6 +38,7 @@ export function openApiPath(pattern: string): string {
 const BUILT_IN_TAGS: Readonly<Record<string, string>> = {
   probes: 'Liveness, readiness and health probes: outside the pipeline, public unless probe middleware guards them',
   documentation: 'This OpenAPI document',
+  realtime: 'Events streamed over Server-Sent Events and WebSocket by the realtime plugin (the messages: docs/realtime.md)',
 };
 
 /**

@@ -20,6 +20,8 @@ export interface GeneratorSources {
   hooks(model: string | null, op: Op): readonly RegisteredHook[];
   contributions: readonly PathContribution[];
   routes: RouteTable;
+  /** Paths served by an upgrade handler (WebSocket), outside the route table: their GET counts as served. */
+  upgrades?: readonly string[];
   log: Logger;
 }
 
@@ -32,7 +34,10 @@ export class DocumentGenerator {
 
   /** Builds the document now, from the registry as it is. */
   build(): OpenApiDocument {
-    const served = (this.served ??= new Set(this.sources.routes.routes().map((r) => `${r.method} ${r.pattern.replace(/\/\*([^/]+)$/, '/:$1')}`)));
+    const served = (this.served ??= new Set([
+      ...this.sources.routes.routes().map((r) => `${r.method} ${r.pattern.replace(/\/\*([^/]+)$/, '/:$1')}`),
+      ...(this.sources.upgrades ?? []).map((path) => `GET ${path}`),
+    ]));
     return buildDocument({
       registry: this.sources.registry,
       config: this.sources.config,

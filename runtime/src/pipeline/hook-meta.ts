@@ -44,8 +44,12 @@ export interface HookEnvironment {
   adapterOf(model: ModelMeta): Adapter;
   /** Runs when the server stops (close a Redis client, for example). */
   onStop(fn: () => Promise<void> | void): void;
-  /** Runs once the server listens (`app.start()`; never for a handler mounted by hand): an outbox relay starts here. */
-  onStart(fn: () => Promise<void> | void): void;
+  /**
+   * Runs once the server listens (`app.start()`; never for a handler mounted by hand), or once an app is handed
+   * the listener (`app.handOver`, `mfx serve --watch`): an outbox relay starts here. `stop` undoes it when the app
+   * hands over in turn, before the next app's starts (shutdown runs `onStop`, not `stop`).
+   */
+  onStart(fn: () => Promise<void> | void, stop?: () => Promise<void> | void): void;
   /** Follows the writes of `models` (all when null) with a write observer (audit does). */
   observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
 }

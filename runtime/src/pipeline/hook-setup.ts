@@ -17,7 +17,7 @@ export interface SetupDeps {
   store(model: string): ModelStore;
   adapterOf(model: ModelMeta): Adapter;
   onStop(fn: () => Promise<void> | void): void;
-  onStart(fn: () => Promise<void> | void): void;
+  onStart(fn: () => Promise<void> | void, stop?: () => Promise<void> | void): void;
   observeWrites(observer: WriteObserver, models: readonly string[] | null): void;
 }
 
