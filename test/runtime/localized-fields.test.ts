@@ -40,6 +40,25 @@ eachBackend('localized fields', (backend) => {
     assert.equal(body.data.motto_i18n, null);
   });
 
+  it('a whole record: visible fields in declaration order, each split field\'s map after them, on read and list, with ?locale= or without', async () => {
+    const s = slug();
+    const data = await create({ title: { en: 'Hello', de: 'Hallo' }, summary: { en: 'S', de: 'Z' }, body: { en: 'B', de: 'K' }, slug: s });
+    const keys = ['id', 'title', 'summary', 'body', 'motto', 'slug', 'created_at', 'updated_at', 'title_i18n', 'motto_i18n'];
+    for (const query of ['', '&locale=de']) {
+      const one = (await read(data.id, `?${query.slice(1)}`)).data;
+      const [listed] = (await server.request('GET', `/articles?filter=slug:eq:${s}${query}`)).body.data;
+      for (const record of [one, listed]) {
+        assert.deepEqual(Object.keys(record), keys);
+        assert.equal(record.title, query ? 'Hallo' : 'Hello');
+        assert.equal(record.summary, query ? 'Z' : 'S');
+        assert.deepEqual(record.body, query ? 'K' : { en: 'B', de: 'K' }, 'dynamic: the map unless ?locale= names one');
+        assert.deepEqual(record.title_i18n, { en: 'Hello', de: 'Hallo' });
+        assert.equal(record.motto, null);
+        assert.equal(record.motto_i18n, null);
+      }
+    }
+  });
+
   it('resolve mode: the string only; dynamic mode: the map without ?locale=, the string with it', async () => {
     const data = await create({ title: 'T', summary: { en: 'Short', de: 'Kurz' }, body: { en: 'Text', de: 'Inhalt' } });
     const plain = await read(data.id);

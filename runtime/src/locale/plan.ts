@@ -30,6 +30,22 @@ export interface LocalizedRule {
  */
 export type Localize = (out: Record<string, unknown>, chains: readonly (readonly string[])[], explicit: boolean) => string | null;
 
+/**
+ * Where a record's first plain string left by older data is told
+ * (RequestLocale warns once per request); only called when one is seen.
+ */
+export interface LegacyNotice {
+  legacy(model: ModelMeta, field: string, id: unknown): void;
+}
+
+/**
+ * The whole response shape of one record without `select`: every visible
+ * field in declaration order, localized ones already in their modes' shapes,
+ * and each split-mode field's `<field><suffix>` map after them (where the
+ * rewrite of a copy used to add them), built as one object literal.
+ */
+export type LocalizeVisible = (record: Record<string, unknown>, chains: readonly (readonly string[])[], explicit: boolean, notice: LegacyNotice, model: ModelMeta) => Record<string, unknown>;
+
 export interface ModelLocale {
   readonly model: ModelMeta;
   /** Localized fields of the model, in declaration order. */
@@ -37,10 +53,16 @@ export interface ModelLocale {
   readonly byName: ReadonlyMap<string, LocalizedRule>;
   /** The envelope's locale without a requested one: the model's default, else the app's. */
   readonly fallback: string;
-  /** The model's rewrite of a projected record, generated once (see buildLocalize). */
+  /** The model's rewrite of a projected record, generated once (see buildLocalize): responses with `select`. */
   readonly localize: Localize;
   /** The same with every field in split mode: for in-process calls that ask for the stored maps (`localeMaps`). */
   readonly localizeMaps: Localize;
+  /** The model's projection of a whole record, generated once (see buildLocalizeVisible): responses without `select`. */
+  readonly visible: LocalizeVisible;
+  /** The same with every field in split mode (`localeMaps`). */
+  readonly visibleMaps: LocalizeVisible;
+  /** Each rule's chain when the request names no locale (`base`), in rule order: no per-request array then. */
+  readonly baseChains: readonly (readonly string[])[];
 }
 
 /**
@@ -64,6 +86,48 @@ function buildLocalize(rules: readonly LocalizedRule[]): Localize {
     ].join('\n');
   });
   return new Function('textOf', `return function localize(out, chains, explicit) {\nlet legacy = null;\n${body.join('\n')}\nreturn legacy;\n};`)(textOf) as Localize;
+}
+
+/**
+ * Generates a model's LocalizeVisible: each localized value worked out into
+ * locals (the text, and the map for a split field's companion), then one
+ * object literal naming every visible field, so a row of a list is one
+ * allocation of a fixed shape, with no property added after it is built
+ * (adding the companion to a copy gave each row a second map transition and
+ * an out-of-object property store). The same rules as buildLocalize.
+ */
+function buildLocalizeVisible(model: ModelMeta, rules: readonly LocalizedRule[]): LocalizeVisible {
+  const visible = model.fieldsWith('visible');
+  const shown = rules.map((rule, i) => ({ rule, i })).filter(({ rule }) => visible.includes(rule.field));
+  const locals = shown.map(({ rule, i }) => {
+    const name = JSON.stringify(rule.name);
+    const resolve = [
+      `if (typeof s${i} === 'string') { if (legacy === null) legacy = ${name}; }`,
+      `else if (s${i} == null) t${i} = null;`,
+      `else { t${i} = textOf(s${i}, chains[${i}]);${rule.mode === 'split' ? ` m${i} = s${i};` : ''} }`,
+    ].join(' ');
+    return [
+      `const s${i} = record[${name}];`,
+      `let t${i} = s${i};${rule.mode === 'split' ? ` let m${i} = null;` : ''}`,
+      // Dynamic mode answers the map as stored unless the request names a locale (`?locale=`).
+      rule.mode === 'dynamic' ? `if (explicit) { ${resolve} }` : resolve,
+    ].join('\n');
+  });
+  const index = new Map(shown.map(({ rule, i }) => [rule.field, i]));
+  const entries = visible.map((field) => {
+    const i = index.get(field);
+    return `${JSON.stringify(field.name)}: ${i === undefined ? `record[${JSON.stringify(field.name)}]` : `t${i}`}`;
+  });
+  for (const { rule, i } of shown) if (rule.mode === 'split') entries.push(`${JSON.stringify(rule.companion)}: m${i}`);
+  const body = [
+    'let legacy = null;',
+    ...locals,
+    `const out = { ${entries.join(', ')} };`,
+    // A plain string left by older data is answered as it is; the first one is told (once per request).
+    'if (legacy !== null) notice.legacy(model, legacy, record.id);',
+    'return out;',
+  ];
+  return new Function('textOf', `return function localizeVisible(record, chains, explicit, notice, model) {\n${body.join('\n')}\n};`)(textOf) as LocalizeVisible;
 }
 
 const plans = new WeakMap<ModelMeta, ModelLocale | null>();
@@ -90,7 +154,19 @@ export function localePlanOf(model: ModelMeta, locales: ResolvedLocales): ModelL
         base: localeChain(NOTHING_REQUESTED, field, model.options.defaultLocale, locales),
       }),
     );
-    plan = { model, rules, byName: new Map(rules.map((r) => [r.name, r])), fallback: model.options.defaultLocale ?? locales.default, localize: buildLocalize(rules), localizeMaps: buildLocalize(rules.map((rule): LocalizedRule => (rule.mode === 'split' ? rule : { ...rule, mode: 'split' }))) };
+    // In-process calls that ask for the stored maps (`localeMaps`) see every field in split mode.
+    const asSplit = rules.map((rule): LocalizedRule => (rule.mode === 'split' ? rule : { ...rule, mode: 'split' }));
+    plan = {
+      model,
+      rules,
+      byName: new Map(rules.map((r) => [r.name, r])),
+      fallback: model.options.defaultLocale ?? locales.default,
+      localize: buildLocalize(rules),
+      localizeMaps: buildLocalize(asSplit),
+      visible: buildLocalizeVisible(model, rules),
+      visibleMaps: buildLocalizeVisible(model, asSplit),
+      baseChains: rules.map((r) => r.base),
+    };
   }
   plans.set(model, plan);
   return plan;

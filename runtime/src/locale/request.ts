@@ -9,15 +9,18 @@ import type { Context } from '../pipeline/context.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
 import type { ResolvedLocales } from './options.js';
-import { type LocalizedRule, localePlanOf, type ModelLocale } from './plan.js';
+import { type LegacyNotice, type LocalizedRule, localePlanOf, type ModelLocale } from './plan.js';
 import { isRtl, type RequestedLocale, requestedLocale } from './resolve.js';
 
-export class RequestLocale {
+const NO_CHAINS: readonly (readonly string[])[] = Object.freeze([]);
+
+export class RequestLocale implements LegacyNotice {
   /** Chains with the requested locale in front, per rule, built on first use. */
   private chains: Map<LocalizedRule, readonly string[]> | null = null;
-  /** The model `project` last saw and its rules' chains, in rule order: a response shows one model's records, row after row. */
+  /** The model `project` last saw, its plan and its rules' chains in rule order: a response shows one model's records, row after row. */
   private lastModel: ModelMeta | null = null;
-  private lastRules: { plan: ModelLocale | null; chains: (readonly string[])[] } = { plan: null, chains: [] };
+  private lastPlan: ModelLocale | null = null;
+  private lastChains: readonly (readonly string[])[] = NO_CHAINS;
   private warned = false;
 
   constructor(
@@ -44,14 +47,33 @@ export class RequestLocale {
     return chain;
   }
 
-  /** The plan of a model with this request's chain of each rule, worked out once per model a request shows. */
-  private rulesOf(model: ModelMeta): { plan: ModelLocale | null; chains: (readonly string[])[] } {
+  /** The plan of a model, with this request's chain of each rule in `lastChains`, worked out once per model a request shows. */
+  private planOf(model: ModelMeta): ModelLocale | null {
     if (model !== this.lastModel) {
       const plan = localePlanOf(model, this.locales);
       this.lastModel = model;
-      this.lastRules = { plan, chains: plan ? plan.rules.map((rule) => this.chain(rule)) : [] };
+      this.lastPlan = plan;
+      // Without a requested locale every chain is the rule's base, kept on the plan.
+      this.lastChains = !plan ? NO_CHAINS : this.requested.code === null ? plan.baseChains : plan.rules.map((rule) => this.chain(rule));
     }
-    return this.lastRules;
+    return this.lastPlan;
+  }
+
+  /** Tells the first plain string left by older data once per request (LegacyNotice). */
+  legacy(model: ModelMeta, field: string, id: unknown): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.onLegacy(model, field, id);
+  }
+
+  /**
+   * A whole record as a response without `select` shows it: its visible
+   * fields, localized ones in their modes' shapes (see `project`), in one
+   * generated step (ModelLocale.visible); null for a model without localized fields.
+   */
+  visible(model: ModelMeta, record: RecordData): RecordData | null {
+    const plan = this.planOf(model);
+    return plan ? (this.maps ? plan.visibleMaps : plan.visible)(record, this.lastChains, this.requested.explicit, this, model) : null;
   }
 
   /**
@@ -61,14 +83,11 @@ export class RequestLocale {
    * dynamic, the string with `?locale=`, else the map as stored.
    */
   project(model: ModelMeta, out: RecordData, id: unknown): void {
-    const { plan, chains } = this.rulesOf(model);
+    const plan = this.planOf(model);
     if (!plan) return;
-    const legacy = (this.maps ? plan.localizeMaps : plan.localize)(out, chains, this.requested.explicit);
+    const legacy = (this.maps ? plan.localizeMaps : plan.localize)(out, this.lastChains, this.requested.explicit);
     // A plain string left by older data: logged once per request.
-    if (legacy !== null && !this.warned) {
-      this.warned = true;
-      this.onLegacy(model, legacy, id);
-    }
+    if (legacy !== null) this.legacy(model, legacy, id);
   }
 
   /** `rtl` when the envelope of `model` resolves to a right-to-left locale, else null. */

@@ -153,10 +153,11 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     if (view.select) {
       out = {};
       for (const name of view.select) if (name in record) out[name] = record[name];
+      if (localized && view.locale) view.locale.project(model, out, record.id);
     } else {
-      out = visible(record);
+      // Localized fields shown in their modes' shapes as the copy is built (one object, no property added after).
+      out = (localized && view.locale?.visible(model, record)) || visible(record);
     }
-    if (localized && view.locale) view.locale.project(model, out, record.id);
     if (!withRelations) return out;
     // Computed fields (runtime/src/computed) follow the stored ones; select names stored fields only.
     if (computed && !view.select) {
