@@ -109,4 +109,16 @@ describe('the decryption cache', () => {
     assert.equal(cache.get('enc:big'), undefined, 'a value over 1/16 of the budget is not kept');
     assert.equal(cache.size.entries, 16);
   });
+
+  it('answers a hit only for the whole envelope text: another text in the same slot is a miss and displaces nothing', () => {
+    const cache = new PlaintextCache(1 << 20);
+    const tail = 'Qm9uam91cg==';
+    cache.set(`enc:AQdkZWZhdWx0${tail}`, 'kept');
+    // The slot is read from the last characters, which these share: the earlier ones differ.
+    assert.equal(cache.get(`enc:AQdkZWZhdWx1${tail}`), undefined, 'a tampered envelope sharing the slot');
+    cache.set(`enc:AQdkZWZhdWx1${tail}`, 'other');
+    assert.equal(cache.get(`enc:AQdkZWZhdWx0${tail}`), 'kept');
+    assert.equal(cache.get(`enc:AQdkZWZhdWx1${tail}`), undefined, 'not kept: the slot is taken');
+    assert.equal(cache.size.entries, 1);
+  });
 });

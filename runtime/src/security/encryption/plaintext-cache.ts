@@ -1,6 +1,7 @@
 /**
- * A bounded cache of decrypted values, keyed by the full envelope text
- * (`enc:...`). Opening an AES-GCM envelope with node:crypto costs several
+ * A bounded cache of decrypted values, each found by the full envelope text
+ * (`enc:...`; looked up by a slot from its last characters, a hit only when
+ * the whole text is equal). Opening an AES-GCM envelope with node:crypto costs several
  * microseconds and a native cipher object per value; a list of 20 records
  * with two encrypted fields opens 40. The envelope names its key id and
  * carries a fresh random nonce and its own authentication tag, so its text
@@ -17,8 +18,29 @@
 /** Bytes an entry is counted beyond its two strings (the Map slot and the string headers). */
 const ENTRY_OVERHEAD = 96;
 
+/** One decrypted value: the whole envelope text it came from, compared on every hit. */
+interface Entry {
+  readonly envelope: string;
+  readonly plaintext: string;
+}
+
+/**
+ * The slot of an envelope: a small integer from its last 8 characters,
+ * base64 of its random nonce-derived bytes (ciphertext, else the tag), so
+ * envelopes spread over 30 bits. A Map keyed by the whole text hashes every
+ * character of each fresh string a row brings (about 80 of them, 20 rows
+ * and two fields a list); this reads 8, and a hit still requires the whole
+ * text to be equal.
+ */
+function slotOf(envelope: string): number {
+  let hash = 0;
+  for (let i = envelope.length > 8 ? envelope.length - 8 : 0; i < envelope.length; i++) hash = (hash * 31 + envelope.charCodeAt(i)) | 0;
+  return hash & 0x3fffffff;
+}
+
 export class PlaintextCache {
-  private readonly entries = new Map<string, string>();
+  /** Entries by slot, in the order they were kept (oldest first). */
+  private readonly entries = new Map<number, Entry>();
   private bytes = 0;
   private readonly largest: number;
 
@@ -33,19 +55,25 @@ export class PlaintextCache {
    * value still read after its eviction is decrypted once more.
    */
   get(envelope: string): string | undefined {
-    return this.entries.get(envelope);
+    const entry = this.entries.get(slotOf(envelope));
+    return entry !== undefined && entry.envelope === envelope ? entry.plaintext : undefined;
   }
 
-  /** Keeps what an envelope decrypted to, evicting the oldest entries beyond the budget. */
+  /**
+   * Keeps what an envelope decrypted to, evicting the oldest entries beyond
+   * the budget. A slot another envelope holds is left to it (two envelopes
+   * sharing 30 bits are rare): the newcomer is decrypted each time it is read.
+   */
   set(envelope: string, plaintext: string): void {
     const size = 2 * (envelope.length + plaintext.length) + ENTRY_OVERHEAD;
-    if (size > this.largest || this.entries.has(envelope)) return;
-    this.entries.set(envelope, plaintext);
+    const slot = slotOf(envelope);
+    if (size > this.largest || this.entries.has(slot)) return;
+    this.entries.set(slot, { envelope, plaintext });
     this.bytes += size;
     while (this.bytes > this.maxBytes) {
-      const [oldest, value] = this.entries.entries().next().value as [string, string];
+      const [oldest, entry] = this.entries.entries().next().value as [number, Entry];
       this.entries.delete(oldest);
-      this.bytes -= 2 * (oldest.length + value.length) + ENTRY_OVERHEAD;
+      this.bytes -= 2 * (entry.envelope.length + entry.plaintext.length) + ENTRY_OVERHEAD;
     }
   }
 
