@@ -48,6 +48,23 @@ describe('worker shutdown', () => {
     assert.equal(again?.id, 'stuck-1', 'claimable at once, without waiting for the hour-long lease');
     assert.equal(again?.attempts, 2);
   });
+
+  it('claims nothing without a single handler (an app that only enqueues): its jobs wait for a worker that runs them', async (t) => {
+    const queue = memoryQueue();
+    let claims = 0;
+    const counted = { ...queue, kind: queue.kind, transactional: queue.transactional, claim: (options: Parameters<typeof queue.claim>[0]) => (claims++, queue.claim(options)) };
+    // The worker schedules its claims with setTimeout: run every timer it sets, at once.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const worker = new Worker({ queue: counted, handlers: {}, pollMs: 1000 }, null, silentLogger);
+    await queue.enqueue([{ type: 'elsewhere', id: 'waits-1' }]);
+    worker.start();
+    worker.wake();
+    t.mock.timers.runAll();
+    await worker.stop(1000);
+    assert.equal(claims, 0);
+    const [job] = await queue.claim({ limit: 10, leaseMs: 1000 });
+    assert.deepEqual([job?.id, job?.attempts, job?.requeues], ['waits-1', 1, 0], 'never claimed nor requeued before');
+  });
 });
 
 describe('worker shutdown, a claim that lands as the worker stops', () => {

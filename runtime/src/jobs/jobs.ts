@@ -85,11 +85,11 @@ export class Jobs {
     const enqueued = transitionOf(queued, 'enqueued');
     // The status row first: a worker may claim the job the moment it is in the queue, and its `running` must come after.
     const write = async (tx?: Executor): Promise<void> => {
-      if (!this.status) return void (await this.queue.enqueue([{ ...job, id: queued.id }], tx));
+      if (!this.status) return void (await this.queue.enqueue([queued], tx));
       if (!tx && this.queue.transactional) return this.db().transaction((own) => write(own));
       await this.status.enqueued(queued, tx);
       try {
-        await this.queue.enqueue([{ ...job, id: queued.id }], tx);
+        await this.queue.enqueue([queued], tx);
       } catch (error) {
         // Without a transaction to roll it back, the row goes by hand (best effort).
         if (!tx) await this.status.forget(queued.id).catch(() => {});

@@ -139,19 +139,30 @@ export function sqlQueue(db: Adapter, options: SqlQueueOptions = {}): SqlJobQueu
     if (closed) throw new Error(`the job queue ${table} is closed`);
   };
 
+  // The statements of an enqueue, built once per queue (the adapter keeps each prepared).
+  const columns = 'id, type, payload, actor_id, tenant_id, max_retry, group_key, trace_id, attempts, requeues, state, seq, due_at, not_before, token, lease_until';
+  const values = `VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 'enqueued', ?, ?, ?, NULL, NULL)`;
+  const insertSql = `INSERT INTO ${t} (${columns}) ${values}`;
+  // One job (the common case: app.enqueue): an id already queued inserts nothing, which one statement tells.
+  const insertNewSql = `${insertSql} ON CONFLICT (id) DO NOTHING RETURNING id`;
+
   async function insert(tx: Executor, jobs: readonly QueuedJob[]): Promise<void> {
     const now = Date.now();
+    const rowOf = async (job: QueuedJob) => [
+      job.id, job.type, await storePayload(job.payload), job.actorId, job.tenantId, job.maxRetry, job.groupKey, job.traceId,
+      now * 1000 + (seq++ % 1000), job.notBefore?.getTime() ?? 0, job.notBefore?.getTime() ?? null,
+    ];
+    if (jobs.length === 1) {
+      const inserted = await tx.raw(insertNewSql, await rowOf(jobs[0]!));
+      if (inserted.length === 0) throw new DuplicateJobError(jobs[0]!.id);
+      return;
+    }
+    // Several: every id is checked before any row is written, so a refused batch writes nothing even in the caller's transaction.
     const ids = jobs.map((j) => j.id);
     if (new Set(ids).size !== ids.length) throw new DuplicateJobError(ids.find((id, i) => ids.indexOf(id) !== i)!);
     const existing = await tx.raw(`SELECT id FROM ${t} WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
     if (existing.length > 0) throw new DuplicateJobError(String(existing[0]!.id));
-    for (const job of jobs) {
-      await tx.raw(
-        `INSERT INTO ${t} (id, type, payload, actor_id, tenant_id, max_retry, group_key, trace_id, attempts, requeues, state, seq, due_at, not_before, token, lease_until) ` +
-          `VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 'enqueued', ?, ?, ?, NULL, NULL)`,
-        [job.id, job.type, await storePayload(job.payload), job.actorId, job.tenantId, job.maxRetry, job.groupKey, job.traceId, now * 1000 + (seq++ % 1000), job.notBefore?.getTime() ?? 0, job.notBefore?.getTime() ?? null],
-      );
-    }
+    for (const job of jobs) await tx.raw(insertSql, await rowOf(job));
   }
 
   /** Runs `work` on the caller's transaction, or in one of its own. */
@@ -169,7 +180,9 @@ export function sqlQueue(db: Adapter, options: SqlQueueOptions = {}): SqlJobQueu
       open();
       const made = jobs.map((job) => normaliseJob(job, randomUUID));
       if (made.length === 0) return [];
-      await within(tx, (tx) => insert(tx, made));
+      // One job is one statement, atomic on its own: no transaction of its own needed.
+      if (made.length === 1 && !tx?.inTransaction) await insert(tx ?? db, made);
+      else await within(tx, (tx) => insert(tx, made));
       return made.map((j) => j.id);
     },
     async claim({ limit, leaseMs }: ClaimOptions) {

@@ -48,6 +48,14 @@ export function transitionOf(job: QueuedJob, status: JobState, more: Partial<Job
   return { id: job.id, type: job.type, status, actorId: job.actorId, tenantId: job.tenantId, attempts: job.attempts, ...more };
 }
 
+/** The row of a new job: an upsert that starts a finished job's row afresh and leaves one still queued alone (its id is then refused). */
+const ENQUEUED_SQL =
+  `INSERT INTO ${JOB_STATUS_TABLE} (id, type, status, actor_id, tenant_id, attempts, result_url, output, error, started_at, completed_at, created_at, updated_at) ` +
+  `VALUES (?, ?, 'enqueued', ?, ?, 0, NULL, NULL, NULL, NULL, NULL, ?, ?) ` +
+  `ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = 'enqueued', actor_id = excluded.actor_id, tenant_id = excluded.tenant_id, attempts = 0, ` +
+  `result_url = NULL, output = NULL, error = NULL, started_at = NULL, completed_at = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at ` +
+  `WHERE ${JOB_STATUS_TABLE}.status IN ('succeeded', 'dead', 'cancelled') RETURNING id`;
+
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 /**
@@ -63,12 +71,7 @@ export class StatusSink {
   async enqueued(job: QueuedJob, tx?: Executor): Promise<void> {
     const now = new Date().toISOString();
     const written = await (tx ?? this.db()).raw(
-      `INSERT INTO ${JOB_STATUS_TABLE} (id, type, status, actor_id, tenant_id, attempts, result_url, output, error, started_at, completed_at, created_at, updated_at) ` +
-        `VALUES (?, ?, 'enqueued', ?, ?, 0, NULL, NULL, NULL, NULL, NULL, ?, ?) ` +
-        `ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = 'enqueued', actor_id = excluded.actor_id, tenant_id = excluded.tenant_id, attempts = 0, ` +
-        `result_url = NULL, output = NULL, error = NULL, started_at = NULL, completed_at = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at ` +
-        // Only a finished job's row starts afresh: one still queued keeps its row, and its id is refused.
-        `WHERE ${JOB_STATUS_TABLE}.status IN ('succeeded', 'dead', 'cancelled') RETURNING id`,
+      ENQUEUED_SQL,
       [job.id, job.type, job.actorId, job.tenantId, now, now],
     );
     if (written.length === 0) throw new DuplicateJobError(job.id);
