@@ -104,7 +104,10 @@ function getOf(statement: Statement, params: readonly unknown[]): Row | undefine
     statement.run(bindAll(params));
     return undefined;
   }
-  return statement.get(bindAll(params));
+  // A write that returns rows (INSERT … RETURNING) is stepped to its end: SQLite runs its WAL
+  // autocheckpoint only when a statement finishes, and `get` stops at the first row, so the WAL of
+  // a database written that way (every plain create) grew without bound.
+  return statement.readonly ? statement.get(bindAll(params)) : statement.all(bindAll(params))[0];
 }
 
 function runOf(statement: Statement, params: readonly unknown[]): { changes: number } {
