@@ -6,7 +6,9 @@
 //   node --import tsx bench/profile.ts postgres 'POST /posts'
 //
 // BENCH_WARMUP_S and BENCH_DURATION_S (default 2 and 8) set the load; the raw
-// .cpuprofile is kept beside the summary when an output file is given.
+// .cpuprofile is kept beside the summary when an output file is given. CG_SERVE_ARGS adds flags to
+// `mfx serve`, as for bench/instructions.ts (e.g. '--app bench/lib/events-app.mjs').
+// BENCH_PROFILE_TOP (25) sets how many functions are listed.
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +95,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-prof-'));
   const db = 'url' in blog ? blog.url : `sqlite:${blog.copy()}`;
   let measuredFrom = 0;
-  const server = await startMfx(blog.manifestDir, db, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', dir]);
+  const extra = (process.env.CG_SERVE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = await startMfx(blog.manifestDir, db, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', dir], extra);
   try {
     const pick = typeof workload.path === 'function' ? workload.path : () => workload.path as string;
     const load = (duration: number) =>
@@ -123,7 +126,7 @@ async function main(): Promise<void> {
   }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no profile written');
-  const summary = summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, measuredFrom);
+  const summary = summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, measuredFrom, env('BENCH_PROFILE_TOP', 25));
   console.log(summary);
   if (out) {
     writeFileSync(out, `# ${workload.name} on ${backend}\n\n${summary}\n`);

@@ -163,6 +163,7 @@ export class OutboxBus implements EventBus {
       claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
       earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
       shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
+      shippedThrough: `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} <= ? AND (${seq} < ? OR ${id} <= ?)`,
       broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${id} = ?`,
       prune: `DELETE FROM ${t} WHERE ${shipped} IS NOT NULL AND ${shipped} <= ? RETURNING ${id}`,
     };
@@ -206,8 +207,17 @@ export class OutboxBus implements EventBus {
       }
       if (events.length > 0) await this.relayTo.publish(events);
       const now = Date.now();
-      if (ok.length > 0) await tx.raw(sql.shipped(ok.length), [now, ...ok]);
       for (const b of broken) await tx.raw(sql.broken, [now, b.error, b.id]);
+      if (ok.length > 0) {
+        if (tx.dialect.name === 'postgres') {
+          await tx.raw(sql.shipped(ok.length), [now, ...ok]);
+        } else {
+          // SQLite's write lock is held since the claim: the rows still waiting up to the last one claimed are
+          // exactly the batch (the broken ones are marked already), found along the pending index by one range.
+          const last = rows[rows.length - 1]!;
+          await tx.raw(sql.shippedThrough, [now, last.seq, last.seq, last.id]);
+        }
+      }
       return rows.length;
     });
   }
@@ -276,6 +286,8 @@ interface RelayStatements {
   claim: string;
   earlier: string;
   shipped: (count: number) => string;
+  /** SQLite: marks every waiting row up to (seq, id) of the batch's last. */
+  shippedThrough: string;
   broken: string;
   prune: string;
 }
@@ -284,7 +296,9 @@ function decode(row: Row): MfxEvent | string {
   try {
     const event = JSON.parse(String(row.payload)) as MfxEvent;
     if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string') return 'the payload is not an event';
-    return { ...event, headers: event.headers ?? {} };
+    // Parsed here, so it is this relay's own object: completed in place rather than copied.
+    event.headers ??= {};
+    return event;
   } catch (error) {
     return `the payload is not JSON: ${(error as Error).message}`;
   }
