@@ -5,6 +5,9 @@
 // POST /tags whose transaction also enqueues a job (goal: ≥ 0.8 of alone),
 // in-process servers on SQLite, sequential requests. BENCH_JOBS (2000) and
 // BENCH_POSTS (2000) set the sizes; BENCH_ROUNDS (3) the rounds (medians).
+// On a busy machine compare instructions instead (the same POST as `mfx serve`, bench/lib/jobs-app.mjs):
+//   CG_SERVE_ARGS='--app bench/lib/jobs-app.mjs' node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'
+//   BENCH_ENQUEUE=1 CG_SERVE_ARGS='--app bench/lib/jobs-app.mjs' node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'
 import { performance } from 'node:perf_hooks';
 import { type App, type Adapter, createServer, loadManifest, memoryQueue, migrate, Registry, silentLogger, sqlQueue, transaction } from '@mfx/runtime';
 import { Worker } from '../runtime/src/jobs/worker.js';
