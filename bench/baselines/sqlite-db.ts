@@ -16,7 +16,9 @@ export function sqliteDb(file: string): BlogDb {
   ) as Record<keyof BlogStatements, Database.Statement>;
   return {
     all: (name, values) => prepared[name].all(...values) as Row[],
-    get: (name, values) => prepared[name].get(...values) as Row | undefined,
+    // The insert (… RETURNING) runs to its end, as mfx runs it: SQLite checkpoints its WAL only when a
+    // statement finishes, and a peer that stopped at the first row would never pay a checkpoint.
+    get: (name, values) => (name === 'insert' ? prepared[name].all(...values)[0] : prepared[name].get(...values)) as Row | undefined,
     idList: (ids) => JSON.stringify(ids),
     async close() {
       reader.close();
