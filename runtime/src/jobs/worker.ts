@@ -121,7 +121,7 @@ export class Worker {
     if (!this.stopped) return;
     // Without a single handler every claim could only be handed back (for another worker), holding the job
     // away from the workers that run it for pollMs and spending its requeues: an enqueue-only app claims nothing.
-    if (Object.keys(this.options.handlers).length === 0) return;
+    if (Object.keys(this.handlers).length === 0) return;
     this.stopped = false;
     this.schedule(0);
   }
