@@ -39,9 +39,11 @@ if (files.some((file) => NEEDS_BUILD.some((dir) => file.startsWith(dir)))) {
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+// A test that hangs (a wait nothing will answer) fails after 10 minutes instead of stalling the run; `--test-timeout=N` overrides.
+const timeout = flags.some((f) => f.startsWith('--test-timeout')) ? [] : ['--test-timeout=600000'];
 const result = spawnSync(
   process.execPath,
-  [...SOURCE_FLAGS, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...flags, ...files],
+  [...SOURCE_FLAGS, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...timeout, ...flags, ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
