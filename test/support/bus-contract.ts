@@ -67,6 +67,23 @@ function fresh(label: string): string {
   return `${label}-${process.pid}-${++names}-${randomUUID().slice(0, 6)}`;
 }
 
+/**
+ * A `bus-child.ts` process holding one subscription of the bus under test
+ * (`extra`: its further arguments, such as `ephemeral`), resolved once it
+ * printed `ready`; `lines` records what it prints after, `exited` its signal.
+ */
+async function subscribedChild(under: BusUnderTest, name: string, ...extra: string[]) {
+  const child = spawn(process.execPath, [...SOURCE_FLAGS, new URL('./bus-child.ts', import.meta.url).pathname, under.child, name, 'post.*', ...extra], {
+    env: { ...process.env, ...under.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = new Recorder<string>();
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  await lines.next((l) => l === 'ready');
+  return { child, lines, exited };
+}
+
 export function busContract(name: string, under: BusUnderTest): void {
   describe(`EventBus contract: ${name}`, () => {
     let bus: EventBus;
@@ -126,14 +143,7 @@ export function busContract(name: string, under: BusUnderTest): void {
       // Redis has no broker-side expiry: a live ephemeral subscription on the stream sweeps dead ones.
       const sweeper = await bus.subscribe({ name: fresh('sweeper'), patterns: ['post.*'], ephemeral: true, handler: () => {} });
       const name = fresh('killed');
-      const child = spawn(process.execPath, [...SOURCE_FLAGS, new URL('./bus-child.ts', import.meta.url).pathname, under.child, name, 'post.*', 'ephemeral'], {
-        env: { ...process.env, ...under.env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const lines = new Recorder<string>();
-      createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      await lines.next((l) => l === 'ready');
+      const { child, exited } = await subscribedChild(under, name, 'ephemeral');
       assert.equal(await under.artefact(name), true);
       child.kill('SIGKILL');
       assert.equal(await exited, 'SIGKILL');
@@ -228,14 +238,7 @@ export function busContract(name: string, under: BusUnderTest): void {
 
     it('at least once: an event whose consumer process was killed mid-handler is delivered again to the same subscription', { timeout: 60_000 }, async () => {
       const name = fresh('crash');
-      const child = spawn(process.execPath, [...SOURCE_FLAGS, new URL('./bus-child.ts', import.meta.url).pathname, under.child, name, 'post.*'], {
-        env: { ...process.env, ...under.env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const lines = new Recorder<string>();
-      createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      await lines.next((l) => l === 'ready');
+      const { child, lines, exited } = await subscribedChild(under, name);
       const event = makeEvent('post.created');
       await bus.publish([event]);
       await lines.next((l) => l === `received ${event.id}`);
