@@ -5,6 +5,8 @@
 // On a busy machine compare instructions instead (load-independent):
 //   node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'
 //   CG_SERVE_ARGS='--app bench/lib/events-app.mjs' node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'
+// and the pages each write's commit appends to the WAL, by table and index:
+//   node --conditions=mfx-source --import tsx bench/wal-frames.ts plain events
 import { join } from 'node:path';
 import { blogWorkloads, onFreshCopy, seededBlog } from './lib/blog.js';
 import { compare, type Contender } from './lib/load.js';

@@ -8,6 +8,8 @@
 // On a busy machine compare instructions instead (the same POST as `mfx serve`, bench/lib/jobs-app.mjs):
 //   CG_SERVE_ARGS='--app bench/lib/jobs-app.mjs' node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'
 //   BENCH_ENQUEUE=1 CG_SERVE_ARGS='--app bench/lib/jobs-app.mjs' node --conditions=mfx-source --import tsx bench/instructions.ts 'POST /posts'
+// and the pages each write's commit appends to the WAL, by table and index:
+//   node --conditions=mfx-source --import tsx bench/wal-frames.ts tx enqueue
 import { performance } from 'node:perf_hooks';
 import { type App, type Adapter, createServer, loadManifest, memoryQueue, migrate, Registry, silentLogger, sqlQueue, transaction } from '@mfx/runtime';
 import { Worker } from '../runtime/src/jobs/worker.js';

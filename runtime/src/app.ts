@@ -552,21 +552,24 @@ export class App {
     const lockOf = (lock: EveryOptions['lock']) => (lock === true ? this.appScheduleLock : lock || null);
     const scheduler = new Scheduler(
       this.schedules.map((schedule) => ({ ...schedule, lock: lockOf(schedule.options.lock) })),
-      (job) => runner.enqueue(job),
+      (lock, name, slot, job) => runner.enqueueOnSlot(lock, name, slot, job),
       this.log,
     );
     // Any replica's worker may claim a sweep another replica enqueued, --no-scheduler or not.
     if (this.scheduledModels().length > 0) runner.worker.handle(SWEEP_JOB_TYPE, sweepHandler((model) => this.scheduledRunner().sweep(model)));
     runner.worker.start();
+    runner.pruner?.start();
     scheduler.start();
     this.jobsStarted = true;
     const locks = new Set<ScheduleLock>([...this.schedules.map((s) => lockOf(s.options.lock)), this.schedulerOptions.lock ?? null].filter((l): l is ScheduleLock => l !== null));
     this.startedStops.push(async () => {
       scheduler.stop();
+      await runner.pruner?.stop();
       await runner.worker.stop(this.config.shutdownTimeoutMs);
     });
     this.closers.push(async () => {
       scheduler.stop();
+      await runner.pruner?.stop();
       await runner.worker.stop(this.config.shutdownTimeoutMs);
       await runner.queue.close();
       for (const lock of locks) await lock.close?.().catch((error) => this.log.error({ err: String(error), lock: lock.kind }, 'closing an interval lock failed'));
@@ -663,7 +666,7 @@ export class App {
             models,
             intervalMs: resolveSchedulerOptions(this.schedulerOptions).intervalMs,
             lock: this.schedulerOptions.lock ?? this.appScheduleLock,
-            enqueue: (job) => jobs.enqueue(job),
+            enqueueOnSlot: (lock, name, slot, job) => jobs.enqueueOnSlot(lock, name, slot, job),
             log: this.log,
           })
         : null;

@@ -1,5 +1,6 @@
 // @mfx/events-nats against the NATS JetStream server on this machine: the
-// shared bus contract on a stream made for this run, then what is NATS's own:
+// shared bus contract on a stream made for this run (a connection closed for
+// good included), then what is NATS's own:
 // the stream the bus binds is checked when it opens (missing, not capturing
 // the bus's subjects, another stream overlapping them).
 import assert from 'node:assert/strict';
@@ -8,8 +9,7 @@ import { after, describe, it } from 'node:test';
 import { connect } from 'nats';
 import { natsBus } from '@mfx/events-nats';
 import { busContract, makeEvent } from '../support/bus-contract.js';
-import { relay } from '../support/tcp-relay.js';
-import { Recorder, until } from '../support/wait.js';
+import { Recorder } from '../support/wait.js';
 import { NATS_URL, openBus } from './open.js';
 
 const tag = `${process.pid}_${randomUUID().slice(0, 8)}`;
@@ -39,7 +39,14 @@ async function artefact(name: string): Promise<boolean> {
   );
 }
 
-busContract('nats', { open: () => openBus(), child: new URL('./open.ts', import.meta.url).pathname, env: { MFX_TEST_NATS_STREAM: stream }, artefact });
+busContract('nats', {
+  open: () => openBus(),
+  child: new URL('./open.ts', import.meta.url).pathname,
+  env: { MFX_TEST_NATS_STREAM: stream },
+  artefact,
+  // Without reconnecting, a transport failure closes the client for good.
+  cut: { port: 4222, open: (port) => openBus({ servers: `nats://127.0.0.1:${port}`, connectionOptions: { reconnect: false } }), lost: new RegExp(`^Error: the nats bus on stream "${stream}" lost its connection: `) },
+});
 
 describe('natsBus', () => {
   it('refuses to open on a stream that does not exist', async () => {
@@ -100,41 +107,5 @@ describe('natsBus', () => {
   it('refuses bad options with the option named, before connecting', async () => {
     await assert.rejects(natsBus({ servers: NATS_URL, stream, batch: 0 }), { name: 'ConfigError', message: 'mfx: natsBus(): batch must be a whole number above 0, not 0' });
     await assert.rejects(natsBus({ servers: NATS_URL, stream, ephemeralExpiryMs: -1 }), { name: 'ConfigError', message: 'mfx: natsBus(): ephemeralExpiryMs must be a whole number above 0, not -1' });
-  });
-
-  it('a connection closed for good ends every subscription, calls each onClosed once, the bus refuses work, and the server deletes the ephemeral consumer', { timeout: 30_000 }, async () => {
-    // Cut at a TCP relay, without reconnecting: the client closes the connection for good.
-    const cutter = await relay(4222);
-    const bus = await openBus({ servers: `nats://127.0.0.1:${cutter.port}`, connectionOptions: { reconnect: false } });
-    const closedA = new Recorder<Error>();
-    const closedB = new Recorder<Error>();
-    const got = new Recorder<string>();
-    const ephemeral = `drop_${randomUUID().slice(0, 8)}`;
-    await bus.subscribe({ name: ephemeral, patterns: ['post.*'], ephemeral: true, handler: (e) => got.push(e.id), onClosed: (e) => closedA.push(e) });
-    await bus.subscribe({ name: `drop_b_${randomUUID().slice(0, 8)}`, patterns: ['*.deleted'], handler: () => {}, onClosed: (e) => closedB.push(e) });
-    const event = makeEvent('post.created');
-    await bus.publish([event]);
-    await got.next();
-    assert.equal(await artefact(ephemeral), true);
-    cutter.cut();
-    const [reasonA] = await closedA.count(1);
-    await closedB.count(1);
-    assert.ok(reasonA instanceof Error);
-    await assert.rejects(bus.publish([makeEvent('post.created')]), new RegExp(`^Error: the nats bus on stream "${stream}" lost its connection: `));
-    await assert.rejects(bus.subscribe({ name: 'late', patterns: ['post.*'], handler: () => {} }), /lost its connection/);
-    await bus.close();
-    assert.equal(closedA.seen.length, 1);
-    assert.equal(closedB.seen.length, 1);
-    // The server notices no client pulls any more and deletes it after ephemeralExpiryMs; nothing announces that.
-    await until(async () => !(await artefact(ephemeral)));
-    await cutter.close();
-  });
-
-  it('close() calls no onClosed', async () => {
-    const bus = await openBus();
-    const closed = new Recorder<Error>();
-    await bus.subscribe({ name: `quiet_${tag}`, patterns: ['post.*'], handler: () => {}, onClosed: (e) => closed.push(e) });
-    await bus.close();
-    assert.deepEqual(closed.seen, []);
   });
 });

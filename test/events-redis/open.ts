@@ -8,6 +8,6 @@ import { redisStreamBus } from '@mfx/events-redis';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export async function openBus(): Promise<EventBus> {
-  return redisStreamBus({ url: REDIS_URL, stream: process.env.MFX_TEST_STREAM!, claimIdleMs: 300, blockMs: 100, ephemeralExpiryMs: 1000 });
+export async function openBus(url = REDIS_URL): Promise<EventBus> {
+  return redisStreamBus({ url, stream: process.env.MFX_TEST_STREAM!, claimIdleMs: 300, blockMs: 100, ephemeralExpiryMs: 1000 });
 }

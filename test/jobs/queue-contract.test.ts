@@ -101,6 +101,19 @@ describe('sqlQueue', () => {
         assert.equal(new Set(claimed).size, claimed.length, 'no job handed out twice');
         assert.equal(claims.flat().filter((j) => j.groupKey === 'shared').length, 1, 'one job of the group at a time');
       });
+
+      it('indexes group keys of grouped jobs only, and makes generated ids in time order', async () => {
+        const queue = await ready();
+        const definition = backend.name === 'postgres'
+          ? (await adapter.raw("SELECT indexdef AS sql FROM pg_indexes WHERE indexname = 'idx_mfx_jobs_group' AND schemaname = current_schema()"))[0]
+          : (await adapter.raw("SELECT sql FROM sqlite_master WHERE name = 'idx_mfx_jobs_group'"))[0];
+        assert.match(String(definition!.sql), /WHERE \(?"?group_key"? IS NOT NULL\)?$/);
+        const [first] = await queue.enqueue([{ type: 'a' }]);
+        const [second] = await queue.enqueue([{ type: 'a', groupKey: 'g' }]);
+        assert.match(first!, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        assert.ok(first!.slice(0, 13) <= second!.slice(0, 13), 'the clock part grows');
+        assert.deepEqual((await queue.claim({ limit: 10, leaseMs: 1000 })).map((j) => j.id), [first, second]);
+      });
     });
   }
 });

@@ -11,7 +11,19 @@ eachBackend('localized fields', (backend) => {
   const server = useServer(backend, {
     fixture: 'i18n',
     config: { locales: { supported: ['en', 'de', 'fr', 'ar'], fromHeader: true, rtl: ['ar'] } },
-    setup: (app) => void app.use('validate', validate.requiredLocales({ field: 'heading', locales: ['en', 'de'] }), { models: ['Page'] }),
+    setup: (app) => {
+      app.use('validate', validate.requiredLocales({ field: 'heading', locales: ['en', 'de'] }), { models: ['Page'] });
+      // Changes the stored map of the record a read found, in place, when asked (the decoder's own copies, below).
+      app.use(
+        'db',
+        async (ctx, next) => {
+          const record = ctx.result as { title: Record<string, string> } | undefined;
+          if (ctx.req.headers['x-change-map'] && record) record.title.en = 'changed in place';
+          await next();
+        },
+        { position: 'after', models: ['Article'], ops: ['read'] },
+      );
+    },
   });
   let serial = 0;
   /** A fresh slug, so each test lists only its own articles. */
@@ -56,6 +68,19 @@ eachBackend('localized fields', (backend) => {
         assert.equal(record.motto, null);
         assert.equal(record.motto_i18n, null);
       }
+    }
+  });
+
+  it('every read decodes its own copy of a stored map: a hook that changes one in place changes only its own answer', async () => {
+    const data = await create({ title: { en: 'Hello', de: 'Hallo' } });
+    // Twice: on SQLite the create's answer already kept the parsed map, so both reads copy it from the cache.
+    for (let i = 0; i < 2; i++) {
+      const changed = (await read(data.id, '', { 'x-change-map': '1' })).data;
+      assert.equal(changed.title, 'changed in place');
+      assert.deepEqual(changed.title_i18n, { en: 'changed in place', de: 'Hallo' });
+      const stored = (await read(data.id)).data;
+      assert.equal(stored.title, 'Hello');
+      assert.deepEqual(stored.title_i18n, { en: 'Hello', de: 'Hallo' });
     }
   });
 

@@ -239,3 +239,27 @@ eachBackend('database errors', (backend) => {
     assert.equal((await server.request('GET', '/tags')).status, 200, 'other routes keep working');
   });
 });
+
+// Without a user hook a SQLite read, list or create is answered in the call that started it (no
+// promise, issue 16): a driver error thrown there is answered and logged as one from a promise was.
+eachBackend('database errors of requests without hooks', (backend) => {
+  const server = useServer(backend);
+
+  it('answers 500 DB_ERROR to a read, a list and a create whose table is gone, and logs each request', async () => {
+    await server.app.db.exec('DROP TABLE post_tags');
+    const requests = [
+      await server.request('GET', '/post_tags/9f6c1a52-0000-4000-8000-000000000001'),
+      await server.request('GET', '/post_tags?limit=5'),
+      await server.request('POST', '/post_tags', { body: { postId: '9f6c1a52-0000-4000-8000-000000000002', tagId: '9f6c1a52-0000-4000-8000-000000000003' } }),
+    ];
+    for (const res of requests) {
+      assert.equal(res.status, 500);
+      assert.deepEqual(res.body, { error: { code: 'DB_ERROR', message: 'internal server error' } });
+      const id = res.headers.get('x-request-id');
+      assert.ok(server.logs.some((l) => l.message === 'database error' && l.fields.requestId === id));
+      const line = await server.logLine((l) => l.message === 'request' && l.fields.requestId === id);
+      assert.equal(line.fields.status, 500);
+    }
+    assert.equal((await server.request('GET', '/tags')).status, 200, 'other routes keep working');
+  });
+});

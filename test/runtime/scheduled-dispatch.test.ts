@@ -14,6 +14,7 @@ import { request } from '../support/server.js';
 import { eachBackend, postgres, sqlite, useServer } from '../support/suite.js';
 import { Recorder } from '../support/wait.js';
 import { sweepDispatcher } from '../../runtime/src/scheduler/dispatch.js';
+import { jobsOf } from '../support/jobs-of.js';
 
 const past = (minutes = 5) => new Date(Date.now() - minutes * 60_000).toISOString();
 const SCHEDULED_MODELS = ['Board', 'Message', 'Notice', 'Shelf', 'Topic'];
@@ -175,7 +176,7 @@ describe('scheduled sweeps through the job queue, two replicas on one PostgreSQL
       }
       const at = Date.now();
       const tick = (app: App, now: number) =>
-        sweepDispatcher({ models: ['Notice'], intervalMs: 60_000, lock: sqlScheduleLock(app.db), enqueue: (job) => app.enqueue(job), log: silentLogger, now: () => now })();
+        sweepDispatcher({ models: ['Notice'], intervalMs: 60_000, lock: sqlScheduleLock(app.db), enqueueOnSlot: (...args) => jobsOf(app).enqueueOnSlot(...args), log: silentLogger, now: () => now })();
       const slot = Math.floor(at / 60_000);
       const [a, b] = apps as [App, App];
       await tick(a, at);

@@ -174,6 +174,19 @@ describe('DDL operations per dialect', () => {
       );
     }
   });
+
+  it('an index may leave out rows whose column is NULL, alone or beside the live-row condition', () => {
+    for (const dialect of [sqlite, postgres]) {
+      assert.equal(
+        dialect.createIndex('jobs', { name: 'idx_jobs_group', columns: ['group_key', 'state'], unique: false, whereNotNull: 'group_key' }),
+        'CREATE INDEX IF NOT EXISTS "idx_jobs_group" ON "jobs" ("group_key", "state") WHERE "group_key" IS NOT NULL',
+      );
+      assert.equal(
+        dialect.createIndex('notes', { name: 'ix_n', columns: ['ref'], unique: true, whereNotNull: 'ref', liveOnly: { column: 'deleted_at', type: 'timestamp' } }),
+        'CREATE UNIQUE INDEX IF NOT EXISTS "ix_n" ON "notes" ("ref") WHERE "deleted_at" IS NULL AND "ref" IS NOT NULL',
+      );
+    }
+  });
 });
 
 describe('query-language members write into the builder', () => {

@@ -1,6 +1,6 @@
 // The EventBus contract (runtime/src/events/types.ts) as a suite that runs
 // against any bus on its real broker: pattern routing (`post.*`,
-// `*.deleted`), the event round trip, at-least-once redelivery after a
+// `*.deleted`, `job.*.completed` over dotted job types), the event round trip, at-least-once redelivery after a
 // consumer process is killed mid-handler, retries then the dead-letter
 // republish, close waiting for running handlers, a closed bus refusing
 // work, and an ephemeral subscription leaving no broker artefact behind,
@@ -13,6 +13,13 @@
 // the same bus (same stream, exchange or NATS stream) as `open`; the crash
 // test runs it in a child process (test/support/bus-child.ts) and kills it
 // with SIGKILL while its handler holds an event.
+//
+// What ends a subscription is one suite too (`dropContract`, run by
+// `busContract` and by the in-process bus on its own): close() calls no
+// onClosed, and, with `cut`, the broker connection cut at a TCP relay
+// (test/support/tcp-relay.ts) either ends every subscription with onClosed
+// and the bus refuses work (no reconnect: NATS, AMQP) or the bus reads on
+// once its client reconnected, calling no onClosed (Redis).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +27,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import type { DeliveryInfo, EventBus, MfxEvent } from '../../runtime/src/events/types.js';
 
+import { relay } from './tcp-relay.js';
 import { gate, Recorder, until } from './wait.js';
 
 /** Runs a child from the TypeScript sources (scripts/sources.mjs). */
@@ -38,6 +46,23 @@ export interface BusUnderTest {
    * of their process dying.
    */
   artefact(name: string): Promise<boolean>;
+  /** How the bus meets its broker connection cut under it. */
+  cut: CutUnderTest;
+}
+
+/** A bus opened through a TCP relay the test cuts, and what it must do then. */
+export interface CutUnderTest {
+  /** The broker's port on 127.0.0.1, which the relay forwards to. */
+  port: number;
+  /** Opens the bus under test on the broker at 127.0.0.1:`port` (the relay), with the same stream, exchange or NATS stream as `open`. */
+  open(port: number): Promise<EventBus>;
+  /**
+   * What publish and subscribe reject with once the connection is gone for
+   * good: the bus does not reconnect (NATS opened with `reconnect: false`,
+   * AMQP by design). Absent for a bus whose client reconnects (Redis): it
+   * reads on once the broker is back, and calls no onClosed.
+   */
+  lost?: RegExp;
 }
 
 export function makeEvent(type: string, extra: Partial<MfxEvent> = {}): MfxEvent {
@@ -86,6 +111,8 @@ async function subscribedChild(under: BusUnderTest, name: string, ...extra: stri
 
 export function busContract(name: string, under: BusUnderTest): void {
   describe(`EventBus contract: ${name}`, () => {
+    dropContract(name, under);
+
     let bus: EventBus;
     before(async () => {
       bus = await under.open();
@@ -109,6 +136,22 @@ export function busContract(name: string, under: BusUnderTest): void {
       assert.deepEqual(deletions.seen.map((r) => r.event), [events[2], events[3], end]);
       assert.deepEqual(posts.seen[0]!.info, { subscription: a.name, attempt: 1 });
       assert.deepEqual(deletions.seen[0]!.info, { subscription: b.name, attempt: 1 });
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it('routes job events by job.*.<outcome> whatever the job type: a dotted type (email.send) matches as a whole, one pattern filtering on the broker', async () => {
+      const completed = new Recorder<MfxEvent>();
+      const failed = new Recorder<MfxEvent>();
+      const a = await bus.subscribe({ name: fresh('job-completed'), patterns: ['job.*.completed'], handler: (event) => completed.push(event) });
+      const b = await bus.subscribe({ name: fresh('job-failed'), patterns: ['job.*.failed'], handler: (event) => failed.push(event) });
+      const events = ['job.work.completed', 'job.email.send.completed', 'job.email.send.failed', 'job.completed', 'mail.email.send.completed', 'job.a.b.c.failed'].map((type) => makeEvent(type));
+      const ends = [makeEvent('job.end.completed'), makeEvent('job.end.failed')];
+      await bus.publish(events);
+      await bus.publish(ends);
+      await completed.next((e) => e.id === ends[0]!.id);
+      await failed.next((e) => e.id === ends[1]!.id);
+      assert.deepEqual(completed.seen.map((e) => e.type), ['job.work.completed', 'job.email.send.completed', 'job.end.completed']);
+      assert.deepEqual(failed.seen.map((e) => e.type), ['job.email.send.failed', 'job.a.b.c.failed', 'job.end.failed']);
       await Promise.all([a.close(), b.close()]);
     });
 
@@ -264,5 +307,75 @@ export function busContract(name: string, under: BusUnderTest): void {
       await assert.rejects(other.publish([makeEvent('post.created')]), /closed/);
       await assert.rejects(other.subscribe({ name: fresh('late'), patterns: ['post.*'], handler: () => {} }), /closed/);
     });
+  });
+}
+
+/**
+ * How subscriptions end, for every bus: close() calls no onClosed; with
+ * `cut` (a bus on a broker), a cut connection either ends every subscription
+ * once, with onClosed, and the bus refuses work and the broker removes the
+ * ephemeral artefact (`cut.lost`), or the bus reads on without onClosed.
+ *
+ *   dropContract('memory', { open: async () => memoryBus() });
+ */
+export function dropContract(name: string, under: Pick<BusUnderTest, 'open'> & Partial<Pick<BusUnderTest, 'artefact' | 'cut'>>): void {
+  describe(`EventBus contract, ending subscriptions: ${name}`, () => {
+    it('close() calls no onClosed', async () => {
+      const bus = await under.open();
+      const closed = new Recorder<Error>();
+      await bus.subscribe({ name: fresh('quiet'), patterns: ['post.*'], handler: () => {}, onClosed: (e) => closed.push(e) });
+      await bus.close();
+      assert.deepEqual(closed.seen, []);
+    });
+
+    const { cut, artefact } = under;
+    if (cut?.lost && artefact) {
+      const lost = cut.lost;
+      it('a connection closed for good ends every subscription, calls each onClosed once, the bus refuses work instead of reconnecting, and the broker removes the ephemeral artefact', { timeout: 30_000 }, async () => {
+        const cutter = await relay(cut.port);
+        const bus = await cut.open(cutter.port);
+        const closedA = new Recorder<Error>();
+        const closedB = new Recorder<Error>();
+        const got = new Recorder<string>();
+        const ephemeral = fresh('drop-a');
+        await bus.subscribe({ name: ephemeral, patterns: ['post.*'], ephemeral: true, handler: (e) => got.push(e.id), onClosed: (e) => closedA.push(e) });
+        await bus.subscribe({ name: fresh('drop-b'), patterns: ['*.deleted'], handler: () => {}, onClosed: (e) => closedB.push(e) });
+        await bus.publish([makeEvent('post.created')]);
+        await got.next();
+        assert.equal(await artefact(ephemeral), true);
+        cutter.cut();
+        const [reasonA] = await closedA.count(1);
+        await closedB.count(1);
+        assert.ok(reasonA instanceof Error);
+        await assert.rejects(bus.publish([makeEvent('post.created')]), lost);
+        await assert.rejects(bus.subscribe({ name: fresh('late'), patterns: ['post.*'], handler: () => {} }), lost);
+        await bus.close();
+        assert.equal(closedA.seen.length, 1);
+        assert.equal(closedB.seen.length, 1);
+        // The broker removes it once it sees no client (NATS: after the bus's ephemeral expiry); nothing announces that.
+        await until(async () => !(await artefact(ephemeral)));
+        await cutter.close();
+      });
+    } else if (cut) {
+      it('keeps reading after its connections to the broker were cut, without calling onClosed', async () => {
+        const cutter = await relay(cut.port);
+        const bus = await cut.open(cutter.port);
+        const direct = await under.open();
+        const got = new Recorder<string>();
+        const closed = new Recorder<Error>();
+        await bus.subscribe({ name: fresh('cut'), patterns: ['post.*'], handler: (e) => got.push(e.id), onClosed: (e) => closed.push(e) });
+        const first = makeEvent('post.created');
+        await bus.publish([first]);
+        await got.next((id) => id === first.id);
+        cutter.cut();
+        // Published by a bus on a connection of its own, never cut: the cut bus's connections are coming back.
+        const second = makeEvent('post.updated');
+        await direct.publish([second]);
+        assert.equal(await got.next((id) => id === second.id), second.id);
+        assert.deepEqual(closed.seen, []);
+        await Promise.all([bus.close(), direct.close()]);
+        await cutter.close();
+      });
+    }
   });
 }

@@ -21,6 +21,7 @@ import {
   type MfxEvent,
   positiveWhole,
   silentLogger,
+  spansJobType,
   type SubscribeOptions,
   type Subscriber,
   subscriber,
@@ -115,8 +116,8 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
         await channel.prefetch(prefetch);
         // Ephemeral: this connection's own queue, which the broker deletes when the connection goes.
         await channel.assertQueue(queue, sub.ephemeral ? { durable: false, exclusive: true, autoDelete: true } : { ...options.queueOptions, durable: true });
-        // AMQP topic patterns: '*' is one word, as in mfx patterns.
-        for (const pattern of subscribeOptions.patterns) await channel.bindQueue(queue, exchange, pattern);
+        // AMQP topic patterns: '*' is one word, as in mfx patterns; the job-type wildcard of job.*.<outcome> spans words ('#').
+        for (const pattern of subscribeOptions.patterns) await channel.bindQueue(queue, exchange, spansJobType(pattern) ? `job.#${pattern.slice(5)}` : pattern);
       } catch (error) {
         await channel.close().catch(() => {});
         throw error;

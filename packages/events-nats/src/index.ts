@@ -20,6 +20,7 @@ import {
   type MfxEvent,
   positiveWhole,
   silentLogger,
+  spansJobType,
   type SubscribeOptions,
   type Subscriber,
   subscriber,
@@ -127,7 +128,8 @@ export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
         ack_wait: nanos(ackWaitMs),
         max_deliver: -1,
         // Servers before 2.10 filter on one subject: one pattern filters on the server, several are matched here.
-        filter_subject: patterns.length === 1 ? `${prefix}.${patterns[0]}` : `${prefix}.>`,
+        // A job-type wildcard (job.*.completed) spans dotted job types, which a NATS `*` (one token) would not: job.> on the server.
+        filter_subject: patterns.length !== 1 ? `${prefix}.>` : spansJobType(patterns[0]!) ? `${prefix}.job.>` : `${prefix}.${patterns[0]}`,
       };
       if (sub.ephemeral) {
         // Named but not durable (servers from 2.9): the server deletes it once nothing has pulled from it for the threshold.

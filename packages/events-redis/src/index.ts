@@ -20,7 +20,9 @@ import {
   type EventBus,
   type Logger,
   type MfxEvent,
+  ownedClient,
   positiveWhole,
+  quietClient,
   silentLogger,
   type SubscribeOptions,
   type Subscriber,
@@ -76,14 +78,10 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
   if (options.maxLen !== undefined) positive(options.maxLen, 'maxLen');
   const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const log = options.logger ?? silentLogger;
-  const owned = !options.redis;
-  const open = (): Redis => {
-    const client = options.redis ? options.redis.duplicate() : new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions });
-    // ioredis reports connection errors as events; a failed command still rejects.
-    client.on('error', () => {});
-    return client;
-  };
-  const client = options.redis ?? open();
+  const connection = ownedClient(options.redis, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
+  const client = connection.client;
+  // A subscription's own connection (its blocking reads hold it), with the bus client's options; the subscription closes it.
+  const open = (): Redis => quietClient(client.duplicate());
   const subscriptions = new Set<RedisSubscription>();
   let closed = false;
 
@@ -116,7 +114,7 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
       if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.close()));
-      if (owned) await client.quit().catch(() => client.disconnect());
+      await connection.close();
     },
   };
   return bus;

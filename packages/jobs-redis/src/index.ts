@@ -10,7 +10,7 @@
  * callers' clocks (epoch ms), as in the SQL queue.
  */
 import { randomUUID } from 'node:crypto';
-import { type ClaimedJob, type ClaimOptions, DuplicateJobError, JobCancelError, type JobQueue, type NackOptions, type NewJob, normaliseJob } from '@mfx/runtime';
+import { type ClaimedJob, type ClaimOptions, DuplicateJobError, JobCancelError, type JobQueue, type NackOptions, type NewJob, normaliseJob, ownedClient } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisQueueOptions {
@@ -145,8 +145,7 @@ interface StaticFields {
  * app.jobs({ queue: redisQueue({ url: 'redis://127.0.0.1:6379' }), handlers: { 'mail.send': send } });
  */
 export function redisQueue(options: RedisQueueOptions = {}): JobQueue {
-  const owned = !options.client;
-  const redis = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: false, ...options.redisOptions });
+  const { client: redis, close: release } = ownedClient(options.client, () => new Redis(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: false, ...options.redisOptions }));
   const prefix = options.prefix ?? 'mfx:jobs';
   const keys = [`${prefix}:ready`, `${prefix}:delayed`, `${prefix}:running`, `${prefix}:busy`, `${prefix}:parked`, `${prefix}:seq`];
   const consumer = `worker-${randomUUID()}`;
@@ -156,7 +155,10 @@ export function redisQueue(options: RedisQueueOptions = {}): JobQueue {
     (group ??= redis.xgroup('CREATE', keys[0]!, 'workers', '0', 'MKSTREAM').then(
       () => {},
       (error: Error) => {
-        if (!String(error.message).includes('BUSYGROUP')) throw error;
+        if (String(error.message).includes('BUSYGROUP')) return;
+        // Not kept: a connection down at the first call would otherwise fail every later one.
+        group = null;
+        throw error;
       },
     ));
   const run = async (script: string, args: (string | number)[]): Promise<unknown> => {
@@ -220,7 +222,7 @@ export function redisQueue(options: RedisQueueOptions = {}): JobQueue {
     async close() {
       if (closed) return;
       closed = true;
-      if (owned) await redis.quit();
+      await release();
     },
   };
 }

@@ -6,7 +6,7 @@
  * racing for an interval exactly one takes it. Same contract as the SQL
  * lock (test/support/schedule-lock-contract.ts).
  */
-import { ConfigError, type ScheduleLock } from '@mfx/runtime';
+import { ConfigError, ownedClient, type ScheduleLock } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisScheduleLockOptions {
@@ -36,10 +36,7 @@ return 1`;
  */
 export function redisScheduleLock(options: RedisScheduleLockOptions): ScheduleLock {
   if (!options?.client && !options?.url) throw new ConfigError('redisScheduleLock() needs { client } or { url }');
-  const owned = !options.client;
-  const client = options.client ?? new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions });
-  // ioredis reports connection errors as events; without a listener Node treats them as crashes.
-  if (owned) client.on('error', () => {});
+  const { client, close } = ownedClient(options.client, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
   const prefix = options.prefix ?? 'mfx:schedule-locks:';
   let closed = false;
   return {
@@ -52,7 +49,7 @@ export function redisScheduleLock(options: RedisScheduleLockOptions): ScheduleLo
     async close() {
       if (closed) return;
       closed = true;
-      if (owned) await client.quit().catch(() => client.disconnect());
+      await close();
     },
   };
 }

@@ -3,7 +3,7 @@
  * every replica that points at the same Redis. A package of its own so that
  * apps without Redis never install ioredis.
  */
-import { ConfigError, type RateLimitStore } from '@mfx/runtime';
+import { ConfigError, ownedClient, type RateLimitStore } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisStoreOptions {
@@ -36,20 +36,14 @@ return {count, ttl}`;
  */
 export function redisStore(options: RedisStoreOptions): RateLimitStore {
   if (!options?.client && !options?.url) throw new ConfigError('redisStore() needs { client } or { url }');
-  const owned = !options.client;
-  const client =
-    options.client ?? new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions });
-  // ioredis reports connection errors as events; without a listener Node treats them as crashes.
-  if (owned) client.on('error', () => {});
+  const { client, close } = ownedClient(options.client, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
   const prefix = options.prefix ?? 'mfx:rl:';
   return {
     async hit(key, windowMs) {
       const [count, ttl] = (await client.eval(HIT_SCRIPT, 1, prefix + key, String(windowMs))) as [number, number];
       return { count: Number(count), resetMs: Number(ttl) };
     },
-    async close() {
-      if (owned) await client.quit().catch(() => client.disconnect());
-    },
+    close,
   };
 }
 

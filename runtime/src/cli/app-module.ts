@@ -1,14 +1,17 @@
 /**
- * The `--app FILE` module of `mfx serve` and `mfx openapi`: its default
+ * The `--app FILE` module of `mfx serve`, `openapi`, `migrate` and `rollups`
+ * (and the app those one-shot commands build from it): its default
  * export sets the app up, `config` configures the server under the command
  * line, `overrides` adjusts model options (DESIGN.md, "Configuration from an
  * `--app` module").
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { App } from '../app.js';
+import { type App, createServer } from '../app.js';
 import type { ServerConfig } from '../config/config.js';
 import { ConfigError } from '../errors/api-error.js';
+import { silentLogger } from '../log/logger.js';
+import { loadManifest } from '../manifest/load.js';
 import type { Hook } from '../pipeline/types.js';
 import type { ModelOverrides } from '../registry/registry.js';
 
@@ -59,4 +62,22 @@ export async function importAppModule(file: string | undefined): Promise<AppModu
  */
 export function appConfig(module: AppModule, fromCommand: Partial<ServerConfig>): Partial<ServerConfig> {
   return { ...module.config, ...fromCommand };
+}
+
+/**
+ * The app of a one-shot command (migrate, rollups, rotate-keys): the
+ * module's `config` under `fromCommand`, silent (the command reports on
+ * stderr itself) and without signal handlers (it handles Ctrl-C itself),
+ * with the manifest in `dir` registered under the module's `overrides` and
+ * the manifest's warnings written to stderr.
+ *
+ * @example
+ * const app = commandApp(await importAppModule(options.app), options.manifest);
+ */
+export function commandApp(module: AppModule, dir: string | undefined, fromCommand: Partial<ServerConfig> = {}): App {
+  const app = createServer({ ...appConfig(module, fromCommand), logger: silentLogger, handleSignals: false });
+  const loaded = loadManifest(dir);
+  app.register(loaded, module.overrides);
+  for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  return app;
 }

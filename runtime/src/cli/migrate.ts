@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { type AppMigrationReport, createServer } from '../app.js';
+import type { AppMigrationReport } from '../app.js';
 import { openDatabase } from '../db/open.js';
 import { silentLogger } from '../log/logger.js';
-import { loadManifest } from '../manifest/load.js';
 import { type DriftFinding, findingText, MigrationRefused } from '../migrate/findings.js';
 import type { MigrationReport } from '../migrate/migrate.js';
-import { appConfig, importAppModule } from './app-module.js';
+import { commandApp, importAppModule } from './app-module.js';
 import { commandLine } from './args.js';
 import { endOnClosedPipe } from './process.js';
 
@@ -24,10 +23,7 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof line === 'number') return line;
   const { options } = line;
   const module = await importAppModule(options.app);
-  const app = createServer({ ...appConfig(module, {}), logger: silentLogger, handleSignals: false });
-  const loaded = loadManifest(options.manifest);
-  app.register(loaded, module.overrides);
-  for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  const app = commandApp(module, options.manifest);
   // Planning against a SQLite file that does not exist yet must not create it: an empty database plans the same.
   const missing = options.plan && /^sqlite:(?!:memory:$)/.test(options.dbWriteUrl) && !existsSync(options.dbWriteUrl.slice('sqlite:'.length));
   const adapter = openDatabase(missing ? 'sqlite::memory:' : options.dbWriteUrl, app.registry);

@@ -1,9 +1,7 @@
-import { createServer } from '../app.js';
 import { openDatabase } from '../db/open.js';
 import { silentLogger } from '../log/logger.js';
-import { loadManifest } from '../manifest/load.js';
 import { backfillRollups } from '../rollups/backfill.js';
-import { appConfig, importAppModule } from './app-module.js';
+import { commandApp, importAppModule } from './app-module.js';
 import { commandLine, synopsis, usage } from './args.js';
 import { endOnClosedPipe } from './process.js';
 import { progressWriter, stopAfterBatch } from './progress.js';
@@ -31,10 +29,7 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof line === 'number') return line;
   const { options } = line;
   const module = await importAppModule(options.app);
-  const app = createServer({ ...appConfig(module, {}), logger: silentLogger, handleSignals: false });
-  const loaded = loadManifest(options.manifest);
-  app.register(loaded, module.overrides);
-  for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  const app = commandApp(module, options.manifest);
   const adapter = openDatabase(options.dbWriteUrl, app.registry);
   app.setDB(adapter);
   const signals = stopAfterBatch(process.stderr);

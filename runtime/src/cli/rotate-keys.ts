@@ -1,10 +1,9 @@
-import { createServer } from '../app.js';
 import { openDatabase } from '../db/open.js';
 import { ConfigError } from '../errors/api-error.js';
 import { silentLogger } from '../log/logger.js';
-import { loadManifest } from '../manifest/load.js';
 import { envKeyProvider, hasKeyVariables } from '../security/encryption/keys.js';
 import { type RotateProgress, rotateKeys } from '../security/encryption/rotate.js';
+import { commandApp } from './app-module.js';
 import { commandLine, usageFailure } from './args.js';
 import { endOnClosedPipe } from './process.js';
 import { progressWriter, stopAfterBatch } from './progress.js';
@@ -29,10 +28,8 @@ export async function main(argv: string[]): Promise<number> {
   const { options } = line;
   if (!options.to) return usageFailure('rotate-keys', '--to KEYID is required: the key id every encrypted value is re-encrypted to');
   if (!hasKeyVariables(process.env)) throw new ConfigError('rotate-keys needs the keys: set MFX_KEY_<ID> variables (base64 of 32 bytes) for the old keys, the new one and the index key');
-  const app = createServer({ logger: silentLogger, handleSignals: false, keyProvider: envKeyProvider() });
-  const loaded = loadManifest(options.manifest);
-  app.register(loaded);
-  for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  // No --app module: the keys come from the environment only.
+  const app = commandApp({}, options.manifest, { keyProvider: envKeyProvider() });
   const adapter = openDatabase(options.dbWriteUrl, app.registry);
   app.setDB(adapter);
   const signals = stopAfterBatch(process.stderr);

@@ -17,6 +17,8 @@ import { loadDriver } from './drivers.js';
 import { batchesOfResult, type IterateOptions, rowsOfBatches, TransactionIterations } from './iterate.js';
 import { WriteLock } from './lock.js';
 import { SnapshotReaders } from './sqlite-snapshot.js';
+import { allNowMethod, answerNowThrough, getNowMethod } from './now.js';
+import type { Maybe } from '../util/maybe.js';
 
 type Statement = Database.Statement<unknown[], Row>;
 
@@ -56,25 +58,39 @@ function bindAll(params: readonly unknown[]): readonly unknown[] {
   return out;
 }
 
+/**
+ * A prepared statement with what better-sqlite3 knows of it, read once when
+ * it is prepared: `reader` and `readonly` are native accessors, and each
+ * call of a statement asked them up to three times.
+ */
+interface Prepared {
+  readonly statement: Statement;
+  /** It returns rows (a SELECT, or a write with RETURNING). */
+  readonly reader: boolean;
+  /** It changes nothing. */
+  readonly readonly: boolean;
+}
+
 /** A connection with its own prepared-statement cache. */
 class Connection {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, Prepared>();
 
   constructor(
     readonly db: Database.Database,
     private readonly cacheSize: number,
   ) {}
 
-  prepare(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql) as Statement;
+  prepare(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      const statement = this.db.prepare(sql) as Statement;
+      prepared = { statement, reader: statement.reader, readonly: statement.readonly };
       if (this.statements.size >= this.cacheSize) {
         this.statements.delete(this.statements.keys().next().value!);
       }
-      this.statements.set(sql, statement);
+      this.statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 
   all(sql: string, params: readonly unknown[]): Row[] {
@@ -91,27 +107,27 @@ class Connection {
 }
 
 // One statement, already prepared (and looked up once per call), run the way each Executor method promises.
-function allOf(statement: Statement, params: readonly unknown[]): Row[] {
-  if (!statement.reader) {
+function allOf({ statement, reader }: Prepared, params: readonly unknown[]): Row[] {
+  if (!reader) {
     statement.run(bindAll(params));
     return [];
   }
   return statement.all(bindAll(params));
 }
 
-function getOf(statement: Statement, params: readonly unknown[]): Row | undefined {
-  if (!statement.reader) {
+function getOf({ statement, reader, readonly }: Prepared, params: readonly unknown[]): Row | undefined {
+  if (!reader) {
     statement.run(bindAll(params));
     return undefined;
   }
   // A write that returns rows (INSERT … RETURNING) is stepped to its end: SQLite runs its WAL
   // autocheckpoint only when a statement finishes, and `get` stops at the first row, so the WAL of
   // a database written that way (every plain create) grew without bound.
-  return statement.readonly ? statement.get(bindAll(params)) : statement.all(bindAll(params))[0];
+  return readonly ? statement.get(bindAll(params)) : statement.all(bindAll(params))[0];
 }
 
-function runOf(statement: Statement, params: readonly unknown[]): { changes: number } {
-  if (statement.reader) return { changes: statement.all(bindAll(params)).length };
+function runOf({ statement, reader }: Prepared, params: readonly unknown[]): { changes: number } {
+  if (reader) return { changes: statement.all(bindAll(params)).length };
   return { changes: statement.run(bindAll(params)).changes };
 }
 
@@ -130,11 +146,18 @@ class SqliteTransaction implements Executor {
     return this.connection;
   }
 
-  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+  // A transaction's statements answer at once: mfx's own reads take them without a promise (db/now.ts).
+  [allNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Row[] {
     return this.check(options).all(sql, params);
   }
-  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+  [getNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Row | undefined {
     return this.check(options).get(sql, params);
+  }
+  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this[allNowMethod](sql, params, options);
+  }
+  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this[getNowMethod](sql, params, options);
   }
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return this.check(options).run(sql, params);
@@ -154,6 +177,8 @@ class SqliteTransaction implements Executor {
   }
 }
 
+answerNowThrough(SqliteTransaction.prototype);
+
 class SqliteAdapter implements Adapter {
   readonly dialect = sqlite;
   readonly inTransaction = false;
@@ -163,6 +188,11 @@ class SqliteAdapter implements Adapter {
   /** Connections of their own for iterations over a file database. */
   private readonly snapshots: SnapshotReaders | null;
   private readonly lock: WriteLock;
+  /**
+   * BEGIN IMMEDIATE, COMMIT and ROLLBACK prepared once: `exec` would parse
+   * and compile each again for every transaction, twice per write request.
+   */
+  private readonly control: { begin: Database.Statement; commit: Database.Statement; rollback: Database.Statement };
 
   constructor(
     path: string,
@@ -179,6 +209,7 @@ class SqliteAdapter implements Adapter {
     writer.pragma('synchronous = NORMAL');
     writer.pragma('foreign_keys = ON');
     this.writer = new Connection(writer, cacheSize);
+    this.control = { begin: writer.prepare('BEGIN IMMEDIATE'), commit: writer.prepare('COMMIT'), rollback: writer.prepare('ROLLBACK') };
     this.snapshots = memory ? null : new SnapshotReaders(path);
     if (memory) {
       this.reader = null;
@@ -190,42 +221,53 @@ class SqliteAdapter implements Adapter {
     this.lock = new WriteLock(options.lockTimeoutMs ?? 10_000);
   }
 
-  /** Waits until no other request's transaction holds the writer. */
-  private async writerIdle(options?: QueryOptions): Promise<void> {
-    if (this.lock.locked) await this.lock.idle(options?.signal);
-  }
-
   /**
    * The reader's statement when `sql` only reads and the database has a
    * reader (a file): it runs there without waiting for an open transaction.
    * Null sends it to the writer.
    */
-  private readerStatement(sql: string): Statement | null {
+  private readerStatement(sql: string): Prepared | null {
     if (this.reader === null) return null;
-    const statement = this.reader.prepare(sql);
-    return statement.readonly ? statement : null;
+    const prepared = this.reader.prepare(sql);
+    return prepared.readonly ? prepared : null;
   }
 
-  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+  // `all` and `get` answer now (no promise) unless another request's transaction holds the
+  // writer: mfx's own reads and creates call these through db/now.ts, everyone else gets a promise.
+  [allNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]> {
     throwIfAborted(options?.signal);
     const read = this.readerStatement(sql);
     if (read) return allOf(read, params);
-    await this.writerIdle(options);
-    return this.onWriter(sql, options, (statement) => allOf(statement, params));
+    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, allOf);
+    return this.onWriter(sql, params, options, allOf);
   }
 
-  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+  [getNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row | undefined> {
     throwIfAborted(options?.signal);
     const read = this.readerStatement(sql);
     if (read) return getOf(read, params);
-    await this.writerIdle(options);
-    return this.onWriter(sql, options, (statement) => getOf(statement, params));
+    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, getOf);
+    return this.onWriter(sql, params, options, getOf);
+  }
+
+  async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this[allNowMethod](sql, params, options);
+  }
+
+  async get(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this[getNowMethod](sql, params, options);
   }
 
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     throwIfAborted(options?.signal);
-    await this.writerIdle(options);
-    return this.onWriter(sql, options, (statement) => runOf(statement, params));
+    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, runOf);
+    return this.onWriter(sql, params, options, runOf);
+  }
+
+  /** A statement on the writer once no other request's transaction holds it (waiting without blocking the process). */
+  private async afterWriterIdle<T>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, work: (prepared: Prepared, params: readonly unknown[]) => T): Promise<T> {
+    await this.lock.idle(options?.signal);
+    return this.onWriter(sql, params, options, work);
   }
 
   /**
@@ -233,9 +275,9 @@ class SqliteAdapter implements Adapter {
    * on its own, so the request learns it has a durable write (its deadline
    * then answers with the outcome, never 504).
    */
-  private onWriter<T>(sql: string, options: QueryOptions | undefined, work: (statement: Statement) => T): T {
-    const statement = this.writer.prepare(sql);
-    return statement.readonly ? work(statement) : this.onCommit(options, () => work(statement));
+  private onWriter<T>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, work: (prepared: Prepared, params: readonly unknown[]) => T): T {
+    const prepared = this.writer.prepare(sql);
+    return prepared.readonly ? work(prepared, params) : this.onCommit(options, () => work(prepared, params));
   }
 
   /** Work that makes changes durable, under the request's commit guard (synchronous here: it only records the outcome). */
@@ -271,7 +313,7 @@ class SqliteAdapter implements Adapter {
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
     throwIfAborted(options?.signal);
-    return this.runTransaction(fn, () => this.writer.db.exec('BEGIN IMMEDIATE'), options);
+    return this.runTransaction(fn, () => this.control.begin.run(), options);
   }
 
   migrationTransaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
@@ -294,13 +336,13 @@ class SqliteAdapter implements Adapter {
         // A cancelled request never commits: its deadline answered 504, or its client left.
         throwIfAborted(options?.signal);
       } catch (error) {
-        if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
+        if (this.writer.db.inTransaction) this.control.rollback.run();
         throw error;
       }
       try {
-        this.onCommit(options, () => this.writer.db.exec('COMMIT'));
+        this.onCommit(options, () => this.control.commit.run());
       } catch (error) {
-        if (this.writer.db.inTransaction) this.writer.db.exec('ROLLBACK');
+        if (this.writer.db.inTransaction) this.control.rollback.run();
         throw new TxCommitError(error);
       }
       return result;
@@ -338,7 +380,7 @@ class SqliteAdapter implements Adapter {
   async init(): Promise<void> {}
 
   async exec(sql: string): Promise<void> {
-    await this.writerIdle();
+    if (this.lock.locked) await this.lock.idle();
     this.writer.db.exec(sql);
   }
 
@@ -356,6 +398,8 @@ class SqliteAdapter implements Adapter {
     this.writer.db.close();
   }
 }
+
+answerNowThrough(SqliteAdapter.prototype);
 
 /**
  * Opens the embedded SQLite backend for the models registered so far.

@@ -62,6 +62,11 @@ export const errorCatalogue = {
     message: 'internal server error',
     when: "a write of a rollup's child model ran without a transaction (register transaction() for its create, update and delete); nothing was written",
   },
+  JOB_ENQUEUE_FAILED: {
+    status: 500,
+    message: 'internal server error',
+    when: "the write was committed, but the job it enqueues after the commit (a queue that cannot join the transaction, such as redisQueue) could not be enqueued: the record stands, the job does not exist (no job_statuses row)",
+  },
   DECRYPTION_ERROR: { status: 500, message: 'internal server error', when: 'a stored encrypted value fails authentication or names an unknown key id (logged with model, id and field, never the value)' },
 } as const satisfies Record<string, { status: number; message: string; when: string }>;
 

@@ -7,14 +7,32 @@
  * whatever the outcome but `stopped`, because the outcome has then been
  * dealt with here.
  */
-import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
+import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import type { EventBus, MfxEvent, SubscribeOptions } from './types.js';
 
 const SEGMENT = /^[a-z0-9_-]+$|^\*$/i;
 
-/** Checks the patterns once (at subscribe) and returns the matcher; `*` matches exactly one dotted segment. */
+/**
+ * True for a pattern `job.*.<outcome>`: job events are `job.<type>.<outcome>`
+ * and a job type may be dotted (`email.send`), so the `*` after `job` stands
+ * for the whole job type, however many segments it has. Adapters that hand
+ * patterns to their broker widen such a pattern there (`job.#.completed` on
+ * AMQP, `job.>` on NATS) and leave the exact match to `compilePatterns`.
+ *
+ * @example
+ * spansJobType('job.*.completed'); // true
+ */
+export function spansJobType(pattern: string): boolean {
+  return pattern.startsWith('job.*.') && pattern.indexOf('.', 6) === -1;
+}
+
+/**
+ * Checks the patterns once (at subscribe) and returns the matcher; `*`
+ * matches exactly one dotted segment, except in `job.*.<outcome>` where it
+ * matches a whole job type (spansJobType).
+ */
 export function compilePatterns(patterns: readonly string[]): (type: string) => boolean {
   if (!Array.isArray(patterns) || patterns.length === 0) throw new ConfigError('subscribe() needs patterns: at least one dotted type pattern such as "post.*"');
   const compiled = patterns.map((pattern) => {
@@ -22,11 +40,16 @@ export function compilePatterns(patterns: readonly string[]): (type: string) => 
     if (segments.length === 0 || !segments.every((s) => SEGMENT.test(s))) {
       throw new ConfigError(`"${String(pattern)}" is not an event pattern: write dotted segments of letters, digits, '_' or '-', with '*' for one whole segment (e.g. "post.*", "*.deleted")`);
     }
-    return segments;
+    return { segments, jobType: spansJobType(pattern) };
   });
   return (type) => {
     const parts = type.split('.');
-    return compiled.some((segments) => segments.length === parts.length && segments.every((s, i) => s === '*' || s === parts[i]));
+    return compiled.some(
+      ({ segments, jobType }) =>
+        (segments.length === parts.length && segments.every((s, i) => s === '*' || s === parts[i])) ||
+        // A dotted job type: `job`, then two or more type segments, then the outcome the pattern names (or any, for `*`).
+        (jobType && parts.length > 3 && parts[0] === 'job' && (segments[2] === '*' || segments[2] === parts[parts.length - 1])),
+    );
   };
 }
 
@@ -84,7 +107,7 @@ export function positiveWhole(owner: string, name: string, value: number): numbe
 export function deadLetterOf(event: MfxEvent, dlqType: string): MfxEvent {
   return {
     ...event,
-    id: randomUUID(),
+    id: timeOrderedUuid(),
     type: dlqType,
     time: new Date().toISOString(),
     headers: { ...event.headers, original_type: event.type, original_id: event.id },

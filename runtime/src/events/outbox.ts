@@ -10,12 +10,12 @@
  * two relays and the order holds. A relay that dies after the broker took a
  * batch and before marking it ships that batch again (at-least-once).
  */
-import { randomUUID } from 'node:crypto';
 import type { Adapter, Executor, Row } from '../db/adapter.js';
 import { type Duration, durationMs } from '../config/readers.js';
 import { ConfigError } from '../errors/api-error.js';
 import { defaultLogger, type Logger } from '../log/logger.js';
 import type { TableSpec } from '../sql/schema.js';
+import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import { positiveWhole } from './delivery.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
 
@@ -40,12 +40,18 @@ export interface OutboxOptions {
  * per-process monotonic clock: milliseconds × 1000 plus a counter), the
  * type, the whole event as JSON, when it was written and shipped (ms since
  * the epoch), and why a row could not be shipped.
+ *
+ * One index only, on the rows waiting to ship: every index is a page each
+ * write's commit writes, and the relay finds and marks rows by (seq, id)
+ * through this one. The event id is not a key: ids are fresh per event, and
+ * a hand-built event published twice ships twice, which at-least-once
+ * delivery allows (consumers dedupe on the id).
  */
 export function outboxTable(name = 'mfx_outbox'): TableSpec {
   return {
     name,
     columns: [
-      { name: 'id', type: 'string', nullable: false, primaryKey: true },
+      { name: 'id', type: 'string', nullable: false },
       { name: 'seq', type: 'bigint', nullable: false },
       { name: 'type', type: 'string', nullable: false },
       { name: 'payload', type: 'string', nullable: false },
@@ -162,9 +168,10 @@ export class OutboxBus implements EventBus {
       waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
       claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
       earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
-      shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
+      // The batch's ids within its range of seq: found through the pending index (ids are not indexed).
+      shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
       shippedThrough: `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} <= ? AND (${seq} < ? OR ${id} <= ?)`,
-      broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${id} = ?`,
+      broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${shipped} IS NULL AND ${seq} = ? AND ${id} = ?`,
       prune: `DELETE FROM ${t} WHERE ${shipped} IS NOT NULL AND ${shipped} <= ? RETURNING ${id}`,
     };
     this.statements = { dialect, sql };
@@ -193,7 +200,7 @@ export class OutboxBus implements EventBus {
       }
       const events: MfxEvent[] = [];
       const ok: string[] = [];
-      const broken: { id: string; error: string }[] = [];
+      const broken: { id: string; seq: unknown; error: string }[] = [];
       for (const row of rows) {
         const decoded = decode(row);
         if (typeof decoded !== 'string') {
@@ -201,16 +208,16 @@ export class OutboxBus implements EventBus {
           ok.push(String(row.id));
           continue;
         }
-        broken.push({ id: String(row.id), error: decoded });
+        broken.push({ id: String(row.id), seq: row.seq, error: decoded });
         this.log.error({ outboxId: row.id, type: row.type, err: decoded, dlqType: this.dlqType }, this.dlqType ? 'outbox row dead-lettered: it cannot be decoded' : 'outbox row dropped: it cannot be decoded and the outbox has no dlqType');
         if (this.dlqType) events.push(deadRow(row, this.dlqType));
       }
       if (events.length > 0) await this.relayTo.publish(events);
       const now = Date.now();
-      for (const b of broken) await tx.raw(sql.broken, [now, b.error, b.id]);
+      for (const b of broken) await tx.raw(sql.broken, [now, b.error, b.seq, b.id]);
       if (ok.length > 0) {
         if (tx.dialect.name === 'postgres') {
-          await tx.raw(sql.shipped(ok.length), [now, ...ok]);
+          await tx.raw(sql.shipped(ok.length), [now, rows[0]!.seq, rows[rows.length - 1]!.seq, ...ok]);
         } else {
           // SQLite's write lock is held since the claim: the rows still waiting up to the last one claimed are
           // exactly the batch (the broken ones are marked already), found along the pending index by one range.
@@ -306,7 +313,7 @@ function decode(row: Row): MfxEvent | string {
 
 function deadRow(row: Row, dlqType: string): MfxEvent {
   return {
-    id: randomUUID(),
+    id: timeOrderedUuid(),
     type: dlqType,
     model: null,
     recordId: null,

@@ -6,7 +6,6 @@
  * It follows writes as a write observer, so it sees exactly the rows the
  * write path changed and nothing of a write that failed.
  */
-import { randomUUID } from 'node:crypto';
 import type { Adapter, Executor } from '../db/adapter.js';
 import { ConfigError } from '../errors/api-error.js';
 import { fieldRoles } from '../manifest/roles.js';
@@ -16,6 +15,7 @@ import type { Hook } from '../pipeline/types.js';
 import type { WriteCaller, WriteChange, WriteOp } from '../pipeline/write-observers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { TableSpec } from '../sql/schema.js';
+import { randomTail, timeOrderedUuid } from '../util/time-ordered-id.js';
 import type { EventBus, MfxEvent } from './types.js';
 
 const PAST: Record<WriteOp, string> = { create: 'created', update: 'updated', delete: 'deleted' };
@@ -72,12 +72,12 @@ function keptColumns(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 
 
 /**
  * A W3C traceparent for the write's trace: its trace id and a span id made
- * of the event id's first 16 hex digits (random, never all zero: a v4 UUID
- * has its version digit there), which costs nothing where `randomBytes`
- * per event would.
+ * of the event id's random last 16 hex digits (never all zero: the variant
+ * bits are there), which costs nothing where `randomBytes` per event would.
+ * Not its first digits: those are the clock, shared by every event of a millisecond.
  */
 function traceparentOf(traceId: string, eventId: string): string | null {
-  return /^[0-9a-f]{32}$/.test(traceId) ? `00-${traceId}-${eventId.slice(0, 8)}${eventId.slice(9, 13)}${eventId.slice(14, 18)}-01` : null;
+  return /^[0-9a-f]{32}$/.test(traceId) ? `00-${traceId}-${randomTail(eventId)}-01` : null;
 }
 
 /**
@@ -88,7 +88,8 @@ function traceparentOf(traceId: string, eventId: string): string | null {
 export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'before' | 'after' | 'caller'>): MfxEvent {
   const { model, op, caller } = change;
   const row = op === 'delete' ? change.before : change.after;
-  const id = randomUUID();
+  // Time-ordered: the outbox's primary key then grows at its end (see util/time-ordered-id.ts).
+  const id = timeOrderedUuid();
   const traceparent = traceparentOf(caller.traceId, id);
   return {
     id,

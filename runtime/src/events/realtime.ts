@@ -137,6 +137,15 @@ export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<A
     const wsPath = `${prefix}/realtime/ws`;
     const serviceName = app.config.serviceName;
     const log = app.log;
+    /**
+     * Whether a client has more than maxBufferedBytes waiting unsent (logged: it is
+     * dropped). Judged before each write, so one large message never drops a client that keeps up.
+     */
+    const tooSlow = (path: string, buffered: number): boolean => {
+      if (buffered <= maxBufferedBytes) return false;
+      log.warn({ path, buffered, maxBufferedBytes }, 'realtime: slow consumer dropped');
+      return true;
+    };
     const recent = new Recent(bufferSize);
     const clients = new Set<Client>();
     /** Connections past the count check whose admission (auth) is still running. */
@@ -203,9 +212,7 @@ export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<A
       let open = true;
       const write = (text: string) => {
         if (!open) return;
-        // Judged before writing, so one large message never drops a client that keeps up.
-        if (res.writableLength > maxBufferedBytes) {
-          log.warn({ path: ssePath, buffered: res.writableLength, maxBufferedBytes }, 'realtime: slow consumer dropped');
+        if (tooSlow(ssePath, res.writableLength)) {
           end();
           res.destroy();
           return;
@@ -261,8 +268,7 @@ export function realtime(bus: EventBus, options: RealtimeOptions = {}): Plugin<A
         let alive = true;
         const send = (message: string) => {
           if (!open) return;
-          if (ws.bufferedAmount > maxBufferedBytes) {
-            log.warn({ path: wsPath, buffered: ws.bufferedAmount, maxBufferedBytes }, 'realtime: slow consumer dropped');
+          if (tooSlow(wsPath, ws.bufferedAmount)) {
             end();
             ws.terminate();
             return;

@@ -12,6 +12,7 @@ import type { FieldManifest } from '../manifest/types.js';
 import type { Context } from '../pipeline/context.js';
 import type { WriteChange, WriteObserver } from '../pipeline/write-observers.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import { jsonOrText } from '../util/json-text.js';
 import { isFileKey } from './keys.js';
 import type { FileStorage } from './storage.js';
 import { type FileRules, readUpload } from './upload.js';
@@ -212,18 +213,10 @@ export function formValues(model: ModelMeta, values: Record<string, string>): Re
   for (const [name, text] of Object.entries(values)) {
     const field = model.field(name);
     if (!field) out[name] = text;
-    else if (JSON_TYPES.has(field.type)) out[name] = text === '' ? null : parsedOr(text);
+    else if (JSON_TYPES.has(field.type)) out[name] = text === '' ? null : jsonOrText(text);
     else if (field.file) out[name] = text === '' ? null : text;
-    else if (field.type === 'localized' && text.trimStart().startsWith('{')) out[name] = parsedOr(text);
+    else if (field.type === 'localized' && text.trimStart().startsWith('{')) out[name] = jsonOrText(text);
     else out[name] = text;
   }
   return out;
-}
-
-function parsedOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -71,10 +71,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       stop();
       reject(new ApiError('BODY_READ_ERROR', 'the request body could not be read to the end'));
     };
+    // `on`, not `once`: the first of them removes all four (stop), and once would wrap each listener.
     req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onFailure);
-    req.once('close', onFailure);
+    req.on('end', onEnd);
+    req.on('error', onFailure);
+    req.on('close', onFailure);
   });
 }
 

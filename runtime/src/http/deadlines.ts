@@ -29,9 +29,9 @@ export class Deadlines<T extends DeadlineEntry> {
     private readonly passed: (entry: T) => void,
   ) {}
 
-  /** Starts the entry's budget now. */
-  add(entry: T): void {
-    entry.due = performance.now() + this.budgetMs;
+  /** Starts the entry's budget at `now` (the request's start, which its caller already read). */
+  add(entry: T, now = performance.now()): void {
+    entry.due = now + this.budgetMs;
     entry.older = this.newest;
     entry.newer = null;
     if (this.newest) this.newest.newer = entry;

@@ -74,7 +74,7 @@ function deadlinesOf(deps: DispatchDeps): Deadlines<Exchange> | null {
  */
 export function routeHandler(deps: DispatchDeps, model: ModelMeta | null, op: Op, chain: Chain): RouteHandler {
   const route: ServedRoute = { model, op, log: deps.log, chain, adapter: deps.adapter(model), access: accessLog(deps.log, model?.name, op), deadlines: deadlinesOf(deps) };
-  return (req, res, params, path, search) => void dispatch(deps, route, req, res, params, path, search);
+  return (req, res, params, path, search) => dispatch(deps, route, req, res, params, path, search);
 }
 
 /**
@@ -92,15 +92,34 @@ class Exchange implements DeadlineEntry {
   constructor(
     readonly deps: DispatchDeps,
     readonly ctx: Context,
+    readonly route: ServedRoute,
+    /** The path without its query, for the access line. */
+    readonly path: string,
+    /** `performance.now()` when the request started. */
+    readonly started: number,
   ) {}
 
-  /** The response's close: before it finished, the client left (499) and the work is cancelled. */
-  readonly clientClosed = (): void => {
-    if (!this.ctx.res.writableFinished) {
-      this.ctx.abort(ABORT_CLIENT_CLOSED);
-      this.status = CLIENT_CLOSED_STATUS;
-    }
-  };
+  /** The response's close listener while the request waits (see watch): before it finished, the client left (499) and the work is cancelled. */
+  clientClosed: (() => void) | null = null;
+
+  /**
+   * From here on the request waits for something: its deadline runs, and a
+   * client that leaves cancels it. Neither can happen while a request runs
+   * synchronously (both come from the event loop), so a request answered in
+   * the call that started it never pays for them.
+   */
+  watch(): void {
+    this.route.deadlines?.add(this, this.started);
+    const res = this.ctx.res;
+    this.clientClosed = () => {
+      if (!res.writableFinished) {
+        this.ctx.abort(ABORT_CLIENT_CLOSED);
+        this.status = CLIENT_CLOSED_STATUS;
+      }
+    };
+    // `on`, not `once`: close is emitted once anyway, and once would wrap the listener.
+    res.on('close', this.clientClosed);
+  }
 }
 
 /** The request deadline passed (called by the app's deadline queue). */
@@ -124,71 +143,115 @@ function deadlinePassed(exchange: Exchange): void {
  * Serves one request of a generated route: builds the context, runs the
  * chain, writes what it produced, and logs one line. A deadline answers 504
  * at once and cancels the work; a client that leaves is logged as 499.
+ * A chain that finishes synchronously (a SQLite read without user hooks) is
+ * answered in the same call, without a promise; otherwise the rest follows
+ * the chain's promise (see served).
  */
-async function dispatch(
-  deps: DispatchDeps,
-  route: ServedRoute,
-  req: IncomingMessage,
-  res: ServerResponse,
-  params: RouteParams,
-  path: string,
-  search: string,
-): Promise<void> {
+function dispatch(deps: DispatchDeps, route: ServedRoute, req: IncomingMessage, res: ServerResponse, params: RouteParams, path: string, search: string): void {
   const started = performance.now();
-  const inflight = deps.inflight;
-  inflight.count++;
+  deps.inflight.count++;
   const requestId = (req as { requestId?: string }).requestId ?? requestIdOf(req);
   const ctx = new Context(route, req, res, decodeParams(params), requestId, traceIdOf(req, requestId), route.adapter, search);
   ctx.remoteAddress = remoteAddressOf(req, deps.trustProxyHeaders);
   ctx.identity = presetIdentityOf(req);
   if (readsPrimaryFromStart(req, deps.readPrimaryHeader)) ctx.cancel.pinPrimary();
 
-  const exchange = new Exchange(deps, ctx);
-  const deadlines = route.deadlines;
-  deadlines?.add(exchange);
-  // `on`, not `once`: close is emitted once anyway, and once would wrap the listener per request.
-  res.on('close', exchange.clientClosed);
+  const exchange = new Exchange(deps, ctx, route, path, started);
 
+  let chained: Promise<void> | void;
   try {
-    await route.chain(ctx);
-    if (exchange.status === 0) {
-      const sent = sendContext(ctx, deps);
-      // A stream resolves when it has ended; a 504 before its first byte or a client that left wins.
-      const written = typeof sent === 'number' ? sent : await sent;
-      if (exchange.status === 0) exchange.status = written;
-    }
+    chained = route.chain(ctx);
   } catch (thrown) {
-    const error = thrown instanceof ApiError ? thrown : panic(thrown, ctx, deps.panicLog);
-    if (exchange.status === 0) {
-      if (ctx.cancel.aborted && ctx.cancel.reason === ABORT_CLIENT_CLOSED) exchange.status = CLIENT_CLOSED_STATUS;
-      else {
-        sendError(ctx, error, deps);
-        exchange.status = error.status;
-      }
-    }
-    // A deadline and a busy refusal (EXPORT_BUSY) are answers, not failures.
-    if (error.status >= 500 && error.code !== 'TIMEOUT' && error.code !== 'EXPORT_BUSY' && exchange.status !== CLIENT_CLOSED_STATUS) {
-      deps.log.error({ requestId, code: error.code }, 'request failed');
-    }
-  } finally {
-    deadlines?.remove(exchange);
-    const status = exchange.status;
-    // A stream response that was never written (an error, a 504) still holds its source.
-    if (ctx.response?.kind === 'stream') releaseSource(ctx.response.source);
-    // A stream has ended here, cut by its own failure if not finished: that close is not the client's.
-    if (res.writableFinished || status === CLIENT_CLOSED_STATUS || ctx.response?.kind === 'stream') res.off('close', exchange.clientClosed);
-    route.access({
-      requestId,
-      traceId: ctx.traceId,
-      method: req.method,
-      path,
-      status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      remoteAddress: ctx.remoteAddress,
-    });
-    if (ctx.afterResponseCallbacks) await runAfterResponse(ctx);
-    requestEnded(inflight);
+    failed(exchange, thrown);
+    return ended(exchange);
   }
+  if (chained) void served(exchange, chained);
+  else respond(exchange);
+}
+
+/** The rest of a request whose chain went asynchronous, once it has settled. */
+async function served(exchange: Exchange, chained: Promise<void>): Promise<void> {
+  exchange.watch();
+  try {
+    await chained;
+  } catch (thrown) {
+    failed(exchange, thrown);
+    return ended(exchange);
+  }
+  respond(exchange);
+}
+
+/**
+ * Writes what the chain produced, unless something already answered (a
+ * deadline, a client that left), then ends the request; a streamed
+ * response ends it once the stream has.
+ */
+function respond(exchange: Exchange): void {
+  let sent: number | Promise<number>;
+  try {
+    if (exchange.status !== 0) return ended(exchange);
+    sent = sendContext(exchange.ctx, exchange.deps);
+  } catch (thrown) {
+    failed(exchange, thrown);
+    return ended(exchange);
+  }
+  if (typeof sent !== 'number') return void streamed(exchange, sent);
+  if (exchange.status === 0) exchange.status = sent;
+  ended(exchange);
+}
+
+/** A streamed response: the request ends when the stream has. */
+async function streamed(exchange: Exchange, sent: Promise<number>): Promise<void> {
+  if (!exchange.clientClosed) exchange.watch();
+  try {
+    const written = await sent;
+    // A 504 before its first byte or a client that left wins.
+    if (exchange.status === 0) exchange.status = written;
+  } catch (thrown) {
+    failed(exchange, thrown);
+  }
+  ended(exchange);
+}
+
+/** What the chain (or writing its response) threw: answered unless something already was, and logged when it is a failure. */
+function failed(exchange: Exchange, thrown: unknown): void {
+  const { ctx, deps } = exchange;
+  const error = thrown instanceof ApiError ? thrown : panic(thrown, ctx, deps.panicLog);
+  if (exchange.status === 0) {
+    if (ctx.cancel.aborted && ctx.cancel.reason === ABORT_CLIENT_CLOSED) exchange.status = CLIENT_CLOSED_STATUS;
+    else {
+      sendError(ctx, error, deps);
+      exchange.status = error.status;
+    }
+  }
+  // A deadline and a busy refusal (EXPORT_BUSY) are answers, not failures.
+  if (error.status >= 500 && error.code !== 'TIMEOUT' && error.code !== 'EXPORT_BUSY' && exchange.status !== CLIENT_CLOSED_STATUS) {
+    deps.log.error({ requestId: ctx.requestId, code: error.code }, 'request failed');
+  }
+}
+
+/** The end of every request, answered or not: out of the deadline queue, its access line, cleanup, one in flight fewer. */
+function ended(exchange: Exchange): void {
+  const { ctx, deps, route } = exchange;
+  const status = exchange.status;
+  // A stream response that was never written (an error, a 504) still holds its source.
+  if (ctx.response?.kind === 'stream') releaseSource(ctx.response.source);
+  if (exchange.clientClosed) {
+    route.deadlines?.remove(exchange);
+    // A stream has ended here, cut by its own failure if not finished: that close is not the client's.
+    if (ctx.res.writableFinished || status === CLIENT_CLOSED_STATUS || ctx.response?.kind === 'stream') ctx.res.off('close', exchange.clientClosed);
+  }
+  route.access({
+    requestId: ctx.requestId,
+    traceId: ctx.traceId,
+    method: ctx.req.method,
+    path: exchange.path,
+    status,
+    durationMs: Math.round((performance.now() - exchange.started) * 100) / 100,
+    remoteAddress: ctx.remoteAddress,
+  });
+  if (ctx.afterResponseCallbacks) void runAfterResponse(ctx).then(() => requestEnded(deps.inflight));
+  else requestEnded(deps.inflight);
 }
 
 /** Per-request cleanup (multipart temporary files, ...), in order; a failure is logged and the rest still run. */

@@ -93,7 +93,9 @@ export function buildRouter(
       errorResponse(req, res, new ApiError('BAD_REQUEST', 'an HTTP/1.1 request needs a Host header; send Host: <the server name>'), serviceName, { Connection: 'close' });
       return false;
     }
-    if (Buffer.byteLength(req.url ?? '') > MAX_URI_BYTES) {
+    // A character is at most three bytes of UTF-8 (a surrogate pair, two characters, four): only a long URL is measured.
+    const url = req.url ?? '';
+    if (url.length * 3 > MAX_URI_BYTES && Buffer.byteLength(url) > MAX_URI_BYTES) {
       errorResponse(req, res, uriTooLong(), serviceName);
       return false;
     }

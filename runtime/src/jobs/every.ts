@@ -8,7 +8,7 @@
  */
 import type { Logger } from '../log/logger.js';
 import type { ScheduleLock } from './schedule-lock.js';
-import type { NewJob } from './types.js';
+import { DuplicateJobError, type NewJob } from './types.js';
 
 export interface EveryOptions {
   /**
@@ -38,30 +38,49 @@ export const scheduleName = (schedule: Schedule): string => schedule.options.nam
 /** The interval `at` falls in: replicas agree on it whenever their ticks come. */
 export const slotOf = (intervalMs: number, at = Date.now()): number => Math.floor(at / intervalMs);
 
+/**
+ * Takes interval `slot` of schedule `name` in `lock` (none: always) and enqueues `job` when taken; the id, or
+ * null when another replica had the interval. Jobs.enqueueOnSlot: one transaction when lock and queue share a database.
+ */
+export type EnqueueOnSlot = (lock: ScheduleLock | null, name: string, slot: number, job: NewJob) => Promise<string | null>;
+
+/**
+ * The job of one interval of a schedule. With a lock its id is `<name>:<slot>`: the queue refuses a second
+ * job for an interval (DuplicateJobError) even if a lock lost its state, and status rows tell the interval.
+ */
+export function intervalJob(schedule: LockedSchedule, name: string, slot: number): NewJob {
+  return schedule.lock ? { ...schedule.job, id: `${name}:${slot}` } : { ...schedule.job };
+}
+
 /** Runs the schedules' timers until stopped. */
 export class Scheduler {
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
     private readonly schedules: readonly LockedSchedule[],
-    private readonly enqueue: (job: NewJob) => Promise<string>,
+    private readonly enqueueOnSlot: EnqueueOnSlot,
     private readonly log: Logger,
   ) {}
 
   start(): void {
     for (const schedule of this.schedules) {
-      const name = scheduleName(schedule);
-      const fire = async () => {
-        try {
-          if (schedule.lock && !(await schedule.lock.take(name, slotOf(schedule.intervalMs)))) return;
-          await this.enqueue({ ...schedule.job });
-        } catch (error) {
-          this.log.error({ err: String(error), schedule: name }, 'the interval scheduler could not enqueue its job');
-        }
-      };
-      const timer = setInterval(() => void fire(), schedule.intervalMs);
+      const timer = setInterval(() => void this.fire(schedule), schedule.intervalMs);
       timer.unref();
       this.timers.push(timer);
+    }
+  }
+
+  /** One tick of a schedule at `now`: the replica that takes the interval enqueues its job. */
+  async fire(schedule: LockedSchedule, now = Date.now()): Promise<string | null> {
+    const name = scheduleName(schedule);
+    const slot = slotOf(schedule.intervalMs, now);
+    try {
+      return await this.enqueueOnSlot(schedule.lock, name, slot, intervalJob(schedule, name, slot));
+    } catch (error) {
+      // The same id still queued: another replica enqueued this interval (a lock that lost its state, say).
+      if (error instanceof DuplicateJobError) return null;
+      this.log.error({ err: String((error as Error)?.message ?? error), schedule: name, slot }, 'the interval scheduler could not enqueue its job');
+      return null;
     }
   }
 

@@ -7,3 +7,4 @@ export type { JobsOptions } from './jobs.js';
 export { JOB_STATUS_MODEL, JOB_STATUS_TABLE, type JobState, type JobTransition } from './status.js';
 export type { EveryOptions } from './every.js';
 export { SCHEDULE_LOCK_TABLE, type ScheduleLock, scheduleLockTable, sqlScheduleLock } from './schedule-lock.js';
+export { DEFAULT_STATUS_PRUNE_BATCH, DEFAULT_STATUS_PRUNE_INTERVAL_MS, DEFAULT_STATUS_RETENTION_MS, type RetentionOptions } from './retention.js';

@@ -8,7 +8,7 @@
  * (`mfx_schedule_locks`); `redisScheduleLock` (`@mfx/jobs-redis`) one key
  * per schedule in Redis. Both pass test/support/schedule-lock-contract.ts.
  */
-import type { Adapter } from '../db/adapter.js';
+import type { Adapter, Executor } from '../db/adapter.js';
 import { ConfigError } from '../errors/api-error.js';
 import type { TableSpec } from '../sql/schema.js';
 
@@ -32,9 +32,17 @@ export interface ScheduleLock {
   /**
    * True when this call takes interval `slot` of schedule `name`: the lock
    * held an earlier slot (or none) and now holds this one. The same slot
-   * again, or an earlier one, is false, whichever replica asks.
+   * again, or an earlier one, is false, whichever replica asks. A SQL lock
+   * takes it through `tx` when given, so it commits or rolls back with the
+   * transaction's other writes.
    */
-  take(name: string, slot: number): Promise<boolean>;
+  take(name: string, slot: number, tx?: Executor): Promise<boolean>;
+  /**
+   * The database a SQL lock keeps its rows in: when a transactional queue
+   * keeps its jobs there too, the interval is taken and its job enqueued in
+   * one transaction (Jobs.enqueueOnSlot).
+   */
+  database?(): Adapter;
   /** Releases what the lock holds (a connection it opened); the slots stay stored. */
   close?(): Promise<void>;
 }
@@ -47,7 +55,7 @@ export interface ScheduleLock {
  * @example
  * if (await takeSlot(db, 'report.build@300000', Math.floor(Date.now() / 300000))) await enqueue();
  */
-export async function takeSlot(db: Adapter, name: string, slot: number): Promise<boolean> {
+export async function takeSlot(db: Executor, name: string, slot: number): Promise<boolean> {
   const rows = await db.raw(
     `INSERT INTO ${SCHEDULE_LOCK_TABLE} (name, slot) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET slot = excluded.slot WHERE ${SCHEDULE_LOCK_TABLE}.slot < excluded.slot RETURNING name`,
     [name, slot],
@@ -65,7 +73,7 @@ export async function takeSlot(db: Adapter, name: string, slot: number): Promise
  */
 export function sqlScheduleLock(db: Adapter | (() => Adapter)): ScheduleLock {
   const adapter = typeof db === 'function' ? db : () => db;
-  return { kind: 'sql', tables: [scheduleLockTable], take: (name, slot) => takeSlot(adapter(), name, slot) };
+  return { kind: 'sql', tables: [scheduleLockTable], take: (name, slot, tx) => takeSlot(tx ?? adapter(), name, slot), database: adapter };
 }
 
 /** Checks a `lock` option: true, false/undefined, or a ScheduleLock. */

@@ -15,6 +15,7 @@ import { ENVELOPE_PREFIX, open as openEnvelope, parseEnvelope, seal } from '../s
 import type { KeyProvider } from '../security/encryption/keys.js';
 import type { TableSpec } from '../sql/schema.js';
 import { ConfigError } from '../errors/api-error.js';
+import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import { type ClaimedJob, type ClaimOptions, DuplicateJobError, JobCancelError, type JobQueue, type NackOptions, type NewJob, normaliseJob, type QueuedJob } from './types.js';
 
 export interface SqlQueueOptions {
@@ -32,6 +33,8 @@ export interface SqlQueueOptions {
 /** A JobQueue on SQL, with its table for the migration and the key provider hook app.jobs uses. */
 export interface SqlJobQueue extends JobQueue {
   readonly table: string;
+  /** The database the jobs are rows of (an interval lock there takes its interval in the enqueue's transaction). */
+  database(): Adapter;
   /** The table the migration creates (app.jobs declares it). */
   readonly tables: readonly TableSpec[];
   /** Gives the queue the app's key provider, when encryptPayload names no provider of its own. */
@@ -65,7 +68,9 @@ export function jobTable(name: string): TableSpec {
     ],
     indexes: [
       { name: `idx_${name}_due`, columns: ['state', 'due_at'], unique: false },
-      { name: `idx_${name}_group`, columns: ['group_key', 'state'], unique: false },
+      // Only jobs with a group key: the claim asks it for `group_key IN (...)`, and the other jobs (most) then
+      // write no entry at enqueue, claim or ack (a database made before kept a full index under this name).
+      { name: `idx_${name}_group`, columns: ['group_key', 'state'], unique: false, whereNotNull: 'group_key' },
     ],
   };
 }
@@ -172,13 +177,14 @@ export function sqlQueue(db: Adapter, options: SqlQueueOptions = {}): SqlJobQueu
     kind: 'sql',
     transactional: true,
     table,
+    database: () => db,
     tables: [jobTable(table)],
     useKeyProvider(next) {
       provider ??= next;
     },
     async enqueue(jobs: readonly NewJob[], tx?: Executor) {
       open();
-      const made = jobs.map((job) => normaliseJob(job, randomUUID));
+      const made = jobs.map((job) => normaliseJob(job, timeOrderedUuid));
       if (made.length === 0) return [];
       // One job is one statement, atomic on its own: no transaction of its own needed.
       if (made.length === 1 && !tx?.inTransaction) await insert(tx ?? db, made);

@@ -56,6 +56,19 @@ const ENQUEUED_SQL =
   `result_url = NULL, output = NULL, error = NULL, started_at = NULL, completed_at = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at ` +
   `WHERE ${JOB_STATUS_TABLE}.status IN ('succeeded', 'dead', 'cancelled') RETURNING id`;
 
+/** The states a job never leaves: only their rows are pruned (retention.ts). */
+export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'dead', 'cancelled'];
+const TERMINAL = TERMINAL_STATES.map((state) => `'${state}'`).join(', ');
+
+/**
+ * At most `?` rows of finished jobs completed before `?`, oldest first. The outer WHERE repeats the
+ * condition: on PostgreSQL a row enqueued again under its id (ENQUEUED_SQL) meanwhile is re-checked
+ * as it now stands and kept.
+ */
+const PRUNE_SQL =
+  `DELETE FROM ${JOB_STATUS_TABLE} WHERE id IN (SELECT id FROM ${JOB_STATUS_TABLE} WHERE status IN (${TERMINAL}) AND completed_at < ? ORDER BY completed_at LIMIT ?) ` +
+  `AND status IN (${TERMINAL}) AND completed_at < ? RETURNING id`;
+
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 /**
@@ -80,6 +93,12 @@ export class StatusSink {
   /** Removes the row of a job whose enqueue failed outside a transaction. */
   async forget(id: string): Promise<void> {
     await this.db().raw(`DELETE FROM ${JOB_STATUS_TABLE} WHERE id = ? AND status = 'enqueued'`, [id]);
+  }
+
+  /** Deletes at most `limit` rows of jobs that finished before `before`; resolves with how many went. */
+  async prune(before: Date, limit: number): Promise<number> {
+    const cutoff = before.toISOString();
+    return (await this.db().raw(PRUNE_SQL, [cutoff, limit, cutoff])).length;
   }
 
   /** What a transition needs of a job's row (cancelling knows only the id). */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
+import { ApiError } from '../errors/api-error.js';
 import type { UploadedFile } from '../http/multipart.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestLocale } from '../locale/request.js';
@@ -275,7 +276,9 @@ export class Context {
 
   /**
    * Runs `fn` after the active transaction commits; dropped on rollback; runs
-   * at once when no transaction is active.
+   * at once when no transaction is active. An ApiError it throws after a
+   * commit answers the request (ctx.transaction rethrows it); other failures
+   * are logged.
    */
   afterCommit(fn: Callback): void {
     if (this.txCallbacks) this.txCallbacks.commit.push(fn);
@@ -327,7 +330,14 @@ export class Context {
       for (const callback of callbacks.rollback) await runCallback(callback, this.log, 'rollback callback failed');
       throw error;
     }
-    for (const callback of callbacks.commit) await runCallback(callback, this.log);
+    // A commit callback that throws an ApiError makes it the request's answer once every callback ran (the write
+    // stands: a job a non-transactional queue could not take after the commit, say); any other failure is only logged.
+    let answer: ApiError | undefined;
+    for (const callback of callbacks.commit) {
+      const surfaced = await runCallback(callback, this.log, undefined, true);
+      answer ??= surfaced;
+    }
+    if (answer) throw answer;
     return result;
   }
 }
@@ -426,10 +436,13 @@ export class RequestCancel implements CancelSignal {
 }
 
 /** Runs a deferred callback (after commit, after the response); what it throws is logged, never raised. */
-export async function runCallback(fn: Callback, log: Logger, failure = 'after-commit callback failed'): Promise<void> {
+export async function runCallback(fn: Callback, log: Logger, failure = 'after-commit callback failed', surface = false): Promise<ApiError | undefined> {
   try {
     await fn();
   } catch (error) {
+    // With `surface`, an ApiError is handed back for the caller to answer with, not logged.
+    if (surface && error instanceof ApiError) return error;
     log.error({ err: String((error as Error)?.stack ?? error) }, failure);
   }
+  return undefined;
 }

@@ -5,6 +5,8 @@ import { type MultipartHandoff, readMultipart } from '../http/multipart.js';
 import { etagOf } from '../http/etag.js';
 import type { CursorCodec } from '../query/cursor.js';
 import { keysetFor, nextCursor } from '../query/keyset.js';
+import type { Keyset } from '../store/list-sql.js';
+import type { Maybe } from '../util/maybe.js';
 import { parseListQuery, parseReadQuery } from '../query/parse.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { modelRoutes, type RouteRow } from '../registry/model-routes.js';
@@ -71,6 +73,29 @@ function dbFailure(ctx: Context, error: unknown): ApiError {
     ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, err: String((error as Error)?.message ?? error) }, 'database error');
   }
   return mapped;
+}
+
+/**
+ * The db step's store call `work(ctx, arg)`, its failures mapped as db()
+ * maps them, then `next(ctx, value, arg)`: without a promise while the store
+ * answers now (a SQLite read or plain create, db/now.ts), so the step stays
+ * synchronous. Both functions are the model's, made once: a request
+ * allocates no closure here unless the store answered with a promise.
+ */
+function stored<A, T>(ctx: Context, work: (ctx: Context, arg: A) => Maybe<T>, arg: A, next: (ctx: Context, value: T, arg: A) => Maybe<void>): Maybe<void> {
+  let value: Maybe<T>;
+  try {
+    value = work(ctx, arg);
+  } catch (error) {
+    throw dbFailure(ctx, error);
+  }
+  if (!(value instanceof Promise)) return next(ctx, value, arg);
+  return value.then(
+    (found) => next(ctx, found, arg),
+    (error: unknown) => {
+      throw dbFailure(ctx, error);
+    },
+  );
 }
 
 /** Reads the body; `then` works on it in the same step (the stored form of localized fields). */
@@ -150,6 +175,45 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
     else ctx.response = { status, body, etag: true };
   };
 
+  // The db steps of list, read and create, as the model's functions for stored() (no closure per request).
+  const listPage = (ctx: Context, keyset: Keyset | null) => store.listNow(ctx.db, ctx.query!, { signal: ctx.cancel, scope: ctx.scopeIfAny, keyset });
+  /** The page found; includes and computed fields load after it (asynchronously), the next cursor is set last. */
+  const listed = (ctx: Context, page: Page, keyset: Keyset | null): Maybe<void> => {
+    const query = ctx.query!;
+    if (query.include.length === 0 && !computed) return listResult(ctx, page, keyset);
+    return db(ctx, () => store.include(ctx.db, page.records, query.include, storeOptions(ctx))).then(async () => {
+      if (computed) await computed(ctx, page.records, query.include, query.select);
+      listResult(ctx, page, keyset);
+    });
+  };
+  const listResult = (ctx: Context, page: Page, keyset: Keyset | null) => {
+    if (keyset) page.nextCursor = nextCursor(model, keyset, page.records, page.hasMore ?? false, options.cursors);
+    ctx.result = page;
+  };
+  const findRecord = (ctx: Context, id: string) => store.findByIdNow(ctx.db, id, storeOptions(ctx));
+  /** The record read by id (404 without one); includes and computed fields load after it. */
+  const found = (ctx: Context, record: RecordData | null, id: string): Maybe<void> => {
+    const include = ctx.query?.include ?? [];
+    if (record && include.length > 0) {
+      return db(ctx, () => store.include(ctx.db, [record], include, storeOptions(ctx))).then(() => readResult(ctx, record, id));
+    }
+    return readResult(ctx, record, id);
+  };
+  const readResult = (ctx: Context, record: RecordData | null, id: string): Maybe<void> => {
+    if (!record) throw notFound(model, id);
+    if (computed) return computed(ctx, [record], ctx.query?.include ?? [], ctx.query?.select ?? null).then(() => void (ctx.result = record));
+    ctx.result = record;
+  };
+  const insertRecord = (ctx: Context, body: Record<string, unknown>) => writes.insert(ctx, { ...body });
+  const inserted = (ctx: Context, record: RecordData): Maybe<void> => {
+    if (computed) return computed(ctx, [record], [], null).then(() => createdResult(ctx, record));
+    createdResult(ctx, record);
+  };
+  const createdResult = (ctx: Context, record: RecordData) => {
+    ctx.result = record;
+    files?.keepUploads(ctx);
+  };
+
   switch (route.kind) {
     case 'list':
       return {
@@ -159,18 +223,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           const locale = localeOf(ctx);
           if (locale) localizeQuery(model, ctx.query, locale);
         }),
-        db: straight(async (ctx) => {
-          const query = ctx.query!;
-          const keyset = keysetFor(model, query, options.cursors);
-          const page = await db(ctx, async () => {
-            const found = await store.list(ctx.db, query, { ...storeOptions(ctx), keyset });
-            await store.include(ctx.db, found.records, query.include, storeOptions(ctx));
-            return found;
-          });
-          if (computed) await computed(ctx, page.records, query.include, query.select);
-          if (keyset) page.nextCursor = nextCursor(model, keyset, page.records, page.hasMore ?? false, options.cursors);
-          ctx.result = page;
-        }),
+        db: straight((ctx) => stored(ctx, listPage, keysetFor(model, ctx.query!, options.cursors), listed)),
         response: straight((ctx) => {
           const page = ctx.result as Page;
           const { limit, page: number } = ctx.query!;
@@ -189,19 +242,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
         deserialize: straight((ctx) => {
           ctx.query = parseReadQuery(model, ctx.searchParamsIfAny);
         }),
-        db: straight(async (ctx) => {
-          const id = singleton ? await db(ctx, () => idOf(ctx)) : pathId(ctx, model);
-          let record: RecordData | null;
-          try {
-            record = await store.findById(ctx.db, id, storeOptions(ctx));
-            if (record && ctx.query?.include.length) await store.include(ctx.db, [record], ctx.query.include, storeOptions(ctx));
-          } catch (error) {
-            throw dbFailure(ctx, error);
-          }
-          if (!record) throw notFound(model, id);
-          if (computed) await computed(ctx, [record], ctx.query?.include ?? [], ctx.query?.select ?? null);
-          ctx.result = record;
-        }),
+        db: straight((ctx) => (singleton ? db(ctx, () => idOf(ctx)).then((id) => stored(ctx, findRecord, id, found)) : stored(ctx, findRecord, pathId(ctx, model), found))),
         response: straight((ctx) => {
           single(ctx, 200, ctx.result as RecordData);
         }),
@@ -218,17 +259,7 @@ export function modelDefaults(model: ModelMeta, route: RouteRow, store: ModelSto
           // Validation hooks (write-rules.ts) judge the body with its defaults, in the same 422.
           return judgeWrite(ctx, model, body, problems, null);
         }, model.createKeys),
-        db: straight(async (ctx) => {
-          let record: RecordData;
-          try {
-            record = await writes.insert(ctx, { ...ctx.body });
-          } catch (error) {
-            throw dbFailure(ctx, error);
-          }
-          if (computed) await computed(ctx, [record], [], null);
-          ctx.result = record;
-          files?.keepUploads(ctx);
-        }),
+        db: straight((ctx) => stored(ctx, insertRecord, ctx.body!, inserted)),
         response: straight((ctx) => {
           single(ctx, 201, ctx.result as RecordData);
         }),

@@ -38,7 +38,13 @@ export type Layer = 'app' | 'model';
 /** The default behaviour of each step for one (model, op); null where the step does nothing. */
 export type StepDefaults = Record<Step, Hook | null>;
 
-export type Chain = (ctx: Context) => Promise<void>;
+/**
+ * A composed chain. It returns nothing when every link it ran finished
+ * synchronously (the defaults of a SQLite read, with no user hook): the
+ * request is then answered without a promise or a microtask turn; otherwise
+ * a promise of its end. Either way `await chain(ctx)` works.
+ */
+export type Chain = (ctx: Context) => Promise<void> | void;
 
 /** Engine errors a hook can only throw by mistake: treated as panics, not as returned errors. */
 const programmingErrors = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -104,20 +110,30 @@ export function straight(work: StepWork): Hook {
   return hook;
 }
 
-/** Runs of several works: async functions, so they always return a promise and can be a chain as they are. */
-const sequences = new WeakSet<StepWork>();
-
-/** Runs consecutive step works in order; a sync one costs no promise. */
+/**
+ * Runs consecutive step works in order. While they finish synchronously the
+ * run does too (no promise); from the first that returns a promise, the rest
+ * run after it settles. A work that throws synchronously throws out of the
+ * run, as its promise's rejection would reach an awaiting caller.
+ */
 function inSequence(works: readonly StepWork[]): StepWork {
   if (works.length === 1) return works[0];
-  const run = async (ctx: Context) => {
-    for (const work of works) {
-      const pending = work(ctx);
-      if (pending) await pending;
+  const run = (ctx: Context): Promise<void> | void => {
+    for (let i = 0; i < works.length; i++) {
+      const pending = works[i](ctx);
+      if (pending) return finishSequence(works, i + 1, pending, ctx);
     }
   };
-  sequences.add(run);
   return run;
+}
+
+/** The rest of a sequence once one of its works went asynchronous. */
+async function finishSequence(works: readonly StepWork[], from: number, pending: Promise<void>, ctx: Context): Promise<void> {
+  await pending;
+  for (let i = from; i < works.length; i++) {
+    const next = works[i](ctx);
+    if (next) await next;
+  }
 }
 
 /** Fuses each run of straight links into one, so links that never need `next` get none. */
@@ -146,11 +162,8 @@ function compose(all: readonly Hook[]): Chain {
   if (links.length === 0) return () => Promise.resolve();
   const only = (links[0] as StraightHook)[stepWork];
   if (links.length === 1 && only) {
-    // A run of several works already is the chain (an async function); a single one may be sync.
-    if (sequences.has(only)) return only as Chain;
-    return async (ctx) => {
-      await only(ctx);
-    };
+    // A run of works (or a single one) is the chain as it is: sync while its works are.
+    return only as Chain;
   }
   return (ctx) => {
     let reached = -1;

@@ -6,11 +6,13 @@ import type { RecordData } from '../store/codec.js';
 import type { ModelStore, StoreOptions } from '../store/model-store.js';
 import type { CascadeObserver } from '../store/referential.js';
 import type { Context } from './context.js';
+import type { Maybe } from '../util/maybe.js';
 import { notify, type ObserverPlan, refuseOutsideTransaction, type WriteCaller, type WriteObservers } from './write-observers.js';
 
 /** The writes of the DB step: create, update and delete of one model. */
 export interface RecordWrites {
-  insert(ctx: Context, values: RecordData): Promise<RecordData>;
+  /** The created record; without a promise where nothing observes creates and the executor answers now (db/now.ts). */
+  insert(ctx: Context, values: RecordData): Maybe<RecordData>;
   /** Null when no live row in scope has that id. */
   update(ctx: Context, id: string, values: RecordData): Promise<RecordData | null>;
   /** False when no live row in scope has that id. */
@@ -74,7 +76,7 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
 
   return {
     insert: (ctx, values) => {
-      if (creates.observers.length === 0) return store.insert(ctx.db, values, storeOptions(ctx));
+      if (creates.observers.length === 0) return store.insertNow(ctx.db, values, storeOptions(ctx));
       refuseOutsideTransaction(creates, model, 'create', ctx, ctx.tx !== null);
       return run(ctx, needsOf(creates, null), async (db) => {
         const after = await store.insert(db, values, storeOptions(ctx));

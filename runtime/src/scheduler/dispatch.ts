@@ -8,9 +8,9 @@
  * worker that claims the job, on any replica, sweeps that model.
  */
 import type { Logger } from '../log/logger.js';
-import { type LockedSchedule, scheduleName, slotOf } from '../jobs/every.js';
+import { type EnqueueOnSlot, intervalJob, type LockedSchedule, scheduleName, slotOf } from '../jobs/every.js';
 import type { ScheduleLock } from '../jobs/schedule-lock.js';
-import { DuplicateJobError, type NewJob } from '../jobs/types.js';
+import { DuplicateJobError } from '../jobs/types.js';
 import type { JobHandler } from '../jobs/worker.js';
 import type { SweepReport } from './runner.js';
 
@@ -22,7 +22,8 @@ export interface SweepDispatch {
   models: readonly string[];
   intervalMs: number;
   lock: ScheduleLock;
-  enqueue(job: NewJob): Promise<string>;
+  /** Takes the interval and enqueues (Jobs.enqueueOnSlot: in one transaction when the lock and the queue share a database). */
+  enqueueOnSlot: EnqueueOnSlot;
   log: Logger;
   /** The clock the interval is read from; default Date.now (tests pin it to one interval). */
   now?: () => number;
@@ -41,7 +42,7 @@ export function sweepSchedule(model: string, intervalMs: number, lock: ScheduleL
  * rather than overlapping it.
  *
  * @example
- * const tick = sweepDispatcher({ models: ['Post'], intervalMs: 60000, lock, enqueue: (job) => app.enqueue(job), log });
+ * const tick = sweepDispatcher({ models: ['Post'], intervalMs: 60000, lock, enqueueOnSlot: (...args) => jobs.enqueueOnSlot(...args), log });
  * await tick(); // enqueues mfx.scheduled.sweep:Post@60000:<slot> on one replica
  */
 export function sweepDispatcher(dispatch: SweepDispatch): () => Promise<void> {
@@ -51,8 +52,7 @@ export function sweepDispatcher(dispatch: SweepDispatch): () => Promise<void> {
     for (const schedule of schedules) {
       const name = scheduleName(schedule);
       try {
-        if (!(await dispatch.lock.take(name, slot))) continue;
-        await dispatch.enqueue({ ...schedule.job, id: `${name}:${slot}`, maxRetry: 0, groupKey: name });
+        await dispatch.enqueueOnSlot(dispatch.lock, name, slot, { ...intervalJob(schedule, name, slot), maxRetry: 0, groupKey: name });
       } catch (error) {
         // The same id still queued: another replica enqueued this interval (a lock that lost its state, say).
         if (error instanceof DuplicateJobError) continue;

@@ -59,14 +59,17 @@ export function liveCondition(dialect: SqlDialect, marker: LiveMarker, alias?: s
 }
 
 /**
- * `CREATE [UNIQUE] INDEX IF NOT EXISTS`, partial (`WHERE <live>`) when the index binds live rows only.
+ * `CREATE [UNIQUE] INDEX IF NOT EXISTS`, partial (`WHERE <live>`, `WHERE <column> IS NOT NULL`, or both)
+ * when the index binds live rows only or skips rows without a value.
  *
  * @example
  * createIndexStatement(sqlite, 'h', { name: 'uq_h', columns: ['a', { column: 'b', descending: true }], unique: true }) // '... ON "h" ("a", "b" DESC)'
+ * createIndexStatement(sqlite, 'jobs', { name: 'ix_g', columns: ['g'], unique: false, whereNotNull: 'g' }) // '... ON "jobs" ("g") WHERE "g" IS NOT NULL'
  */
 export function createIndexStatement(dialect: SqlDialect, table: string, index: IndexSpec): string {
   const columns = index.columns.map((c) => (typeof c === 'string' ? dialect.quote(c) : `${dialect.quote(c.column)} DESC`));
-  const where = index.liveOnly ? ` WHERE ${liveCondition(dialect, index.liveOnly)}` : '';
+  const conditions = [...(index.liveOnly ? [liveCondition(dialect, index.liveOnly)] : []), ...(index.whereNotNull ? [`${dialect.quote(index.whereNotNull)} IS NOT NULL`] : [])];
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${dialect.quote(index.name)} ON ${dialect.quote(table)} (${columns.join(', ')})${where}`;
 }
 

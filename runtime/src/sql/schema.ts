@@ -51,6 +51,14 @@ export interface IndexSpec {
    * not soft-deleted, so a deleted record's value is free again.
    */
   liveOnly?: LiveMarker;
+  /**
+   * Index only rows whose column of this name is not NULL (a partial index
+   * `WHERE <column> IS NOT NULL`): for a column most rows leave empty, such
+   * as a job's group key, whose rows then cost the index nothing. A query
+   * that compares the column with a value (`=`, `IN`) implies it is not
+   * NULL, so both databases use the index for it.
+   */
+  whereNotNull?: string;
 }
 
 /**

@@ -5,20 +5,13 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import type { RequestLocale } from '../locale/request.js';
 import { encryptionOf, type ModelEncryption } from '../security/encryption/fields.js';
 import { computedOf, computedValues } from '../computed/computed.js';
+import { storedLocalized } from '../locale/stored.js';
+import { jsonOrText } from '../util/json-text.js';
 
 /** A record keyed by JSON field name, every field included (hidden and writeonly too). */
 export type RecordData = Record<string, unknown>;
 
 export type Decoder = (row: Row) => RecordData;
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // A stored scalar left by older data is returned as it is.
-    return text;
-  }
-}
 
 /** The expression that turns `row[column]` into the field's JSON value, for one dialect. */
 function decodeExpression(field: FieldManifest, dialect: Dialect, encrypted: number): string {
@@ -31,8 +24,10 @@ function decodeExpression(field: FieldManifest, dialect: Dialect, encrypted: num
       return `(${value} == null ? null : ${value} === 1 || ${value} === true)`;
     case 'json_array':
     case 'json_object':
+      return `(typeof ${value} === 'string' ? jsonOrText(${value}) : ${value})`;
     case 'localized':
-      return `(typeof ${value} === 'string' ? safeJson(${value}) : ${value})`;
+      // Maps seen recently are copied from a cache instead of parsed again (locale/stored.ts).
+      return `(typeof ${value} === 'string' ? storedLocalized(${value}) : ${value})`;
     default:
       return value;
   }
@@ -49,7 +44,7 @@ function buildDecoder(model: ModelMeta, dialect: Dialect, encryption: ModelEncry
   const entries = model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect, encrypted.indexOf(field))}`);
   const open = encryption ? (stored: string, id: unknown, index: number) => encryption.openValue(stored, id, index) : null;
   // A column missing from the row decodes to undefined, which responses omit.
-  return new Function('safeJson', 'open', `return function decode(row) { return { ${entries.join(', ')} }; }`)(safeJson, open) as Decoder;
+  return new Function('jsonOrText', 'storedLocalized', 'open', `return function decode(row) { return { ${entries.join(', ')} }; }`)(jsonOrText, storedLocalized, open) as Decoder;
 }
 
 /**
@@ -58,7 +53,7 @@ function buildDecoder(model: ModelMeta, dialect: Dialect, encryption: ModelEncry
  */
 export function valueDecoder(field: FieldManifest, dialect: Dialect): (value: unknown) => unknown {
   // Encrypted fields are never aggregated (docs/decisions.md, issue 19), so none is opened here.
-  const read = new Function('safeJson', `return function (row) { return ${decodeExpression(field, dialect, -1)}; }`)(safeJson) as (row: Row) => unknown;
+  const read = new Function('jsonOrText', 'storedLocalized', `return function (row) { return ${decodeExpression(field, dialect, -1)}; }`)(jsonOrText, storedLocalized) as (row: Row) => unknown;
   const column = field.column;
   return (value) => read({ [column]: value });
 }

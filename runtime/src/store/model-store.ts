@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Executor, QueryOptions } from '../db/adapter.js';
+import type { Executor, QueryOptions, Row } from '../db/adapter.js';
+import { allNow, getNow } from '../db/now.js';
+import { type Maybe, then } from '../util/maybe.js';
 import { mapDbError } from '../db/errors.js';
 import { ConfigError } from '../errors/api-error.js';
 import type { FieldManifest, SqlTemplates } from '../manifest/types.js';
@@ -123,7 +125,7 @@ export class ModelStore {
   }
 
   /** The scope entries that apply to this model as the request's model. */
-  private own(scope: readonly ScopeFilter[] | undefined): ScopeFilter[] {
+  private own(scope: readonly ScopeFilter[] | undefined): readonly ScopeFilter[] {
     return scopeFor(this.model, scope, true);
   }
 
@@ -133,17 +135,23 @@ export class ModelStore {
   }
 
   async findById(db: Executor, id: string, options: StoreOptions = {}): Promise<RecordData | null> {
+    return this.findByIdNow(db, id, options);
+  }
+
+  /** findById, answered without a promise where the executor can (db/now.ts): the read route's own call. */
+  findByIdNow(db: Executor, id: string, options: StoreOptions = {}): Maybe<RecordData | null> {
     if (this.own(options.scope).length === 0 && !options.lock && !options.hard) {
-      const row = await db.get(this.templates.selectById, [id], options);
-      return row ? this.decode(row) : null;
+      return then(getNow(db, this.templates.selectById, [id], options), this.decodeFound);
     }
     const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.columnList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
     if (this.live && !options.hard) sql.text(` AND ${this.live}`);
     this.whereScope(sql, options.scope);
     if (options.lock) sql.text(this.dialect.lockRowsClause);
-    const row = await db.get(sql.sql, sql.params, options);
-    return row ? this.decode(row) : null;
+    return then(getNow(db, sql.sql, sql.params, options), this.decodeFound);
   }
+
+  /** A row read by id as a record, or null when there was none. */
+  private readonly decodeFound = (row: Row | undefined): RecordData | null => (row ? this.decode(row) : null);
 
   /**
    * Whether a row with this id exists in scope, soft-deleted rows included:
@@ -180,6 +188,11 @@ export class ModelStore {
    * that fetches one row more to know whether another page follows.
    */
   async list(db: Executor, query: ListQuery, options: StoreOptions & { keyset?: Keyset | null } = {}): Promise<Page> {
+    return this.listNow(db, query, options);
+  }
+
+  /** list, answered without a promise where the executor can (db/now.ts): the list route's own call. */
+  listNow(db: Executor, query: ListQuery, options: StoreOptions & { keyset?: Keyset | null } = {}): Maybe<Page> {
     const keyset = options.keyset ?? null;
     const input = { query, scope: options.scope, keyset };
     const select = new SqlBuilder(this.dialect).text(this.rootSelect);
@@ -188,13 +201,16 @@ export class ModelStore {
     writeOrder(select, this.model, query.sorts, joins, keyset);
     if (keyset) {
       select.text(' LIMIT ').value(query.limit + 1);
-      const rows = await db.all(select.sql, select.params, options);
-      const hasMore = rows.length > query.limit;
-      return { records: rows.slice(0, query.limit).map(this.decode), total: null, hasMore };
+      return then(allNow(db, select.sql, select.params, options), (rows) => {
+        const hasMore = rows.length > query.limit;
+        return { records: rows.slice(0, query.limit).map(this.decode), total: null, hasMore };
+      });
     }
     select.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
-    const rows = await db.all(select.sql, select.params, options);
-    return { records: rows.map(this.decode), total: await this.count(db, query, options) };
+    return then(allNow(db, select.sql, select.params, options), (rows) => {
+      const records = rows.map(this.decode);
+      return then(this.countNow(db, query, options), (total) => ({ records, total }));
+    });
   }
 
   /**
@@ -214,10 +230,13 @@ export class ModelStore {
 
   /** How many rows a list query selects (filters, groups, search and scope; no paging). */
   async count(db: Executor, query: ListQuery, options: StoreOptions = {}): Promise<number> {
+    return this.countNow(db, query, options);
+  }
+
+  private countNow(db: Executor, query: ListQuery, options: StoreOptions): Maybe<number> {
     const count = new SqlBuilder(this.dialect).text('SELECT COUNT(*) AS n FROM ').id(this.model.table).text(' ').id(ROOT);
     writeWhere(count, this.model, { query, scope: options.scope, keyset: null });
-    const row = await db.get(count.sql, count.params, options);
-    return Number(row?.n ?? 0);
+    return then(getNow(db, count.sql, count.params, options), (row) => Number(row?.n ?? 0));
   }
 
   /** Loads `include` relations into decoded records (one statement per relation and level), within the model's include caps. */
@@ -237,13 +256,21 @@ export class ModelStore {
    * stamped over whatever the body says; base columns are the runtime's.
    */
   async insert(db: Executor, values: RecordData, options: StoreOptions = {}): Promise<RecordData> {
+    return this.insertNow(db, values, options);
+  }
+
+  /** insert, answered without a promise where the executor can (db/now.ts): the create route's own call. */
+  insertNow(db: Executor, values: RecordData, options: StoreOptions = {}): Maybe<RecordData> {
     for (const filter of this.own(options.scope)) values[filter.field] = filter.value;
     const timestamp = now();
     const stored = this.encryption ? this.encryption.sealValues(values, 'create') : values;
     const params = this.insertValues.map((value) => value(stored, timestamp));
-    const row = this.encryption ? await this.sealedWrite(db, this.templates.insert, params, options) : await db.get(this.templates.insert, params, options);
-    return this.decode(row!);
+    if (this.encryption) return this.sealedWrite(db, this.templates.insert, params, options).then(this.decodeWritten);
+    return then(getNow(db, this.templates.insert, params, options), this.decodeWritten);
   }
+
+  /** The row an INSERT … RETURNING gave back, as a record. */
+  private readonly decodeWritten = (row: Row | undefined): RecordData => this.decode(row!);
 
   /** The fields an update with these values sets: declared fields present in them, never base or scope columns. */
   private updatedFields(values: RecordData, own: readonly ScopeFilter[]): FieldManifest[] {

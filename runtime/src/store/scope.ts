@@ -2,6 +2,8 @@ import type { ScopeFilter } from '../pipeline/context.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { SqlBuilder } from '../sql/builder.js';
 
+const NO_SCOPE: readonly ScopeFilter[] = Object.freeze([]);
+
 /**
  * The scope entries that apply to `model`: entries naming it, and, when it is
  * the request's own model, entries naming no model.
@@ -9,8 +11,9 @@ import type { SqlBuilder } from '../sql/builder.js';
  * @example
  * scopeFor(comments, [{ field: 'tenantId', value: 't1', model: 'Comment' }], false) // the entry
  */
-export function scopeFor(model: ModelMeta, scope: readonly ScopeFilter[] | undefined, requestModel: boolean): ScopeFilter[] {
-  if (!scope || scope.length === 0) return [];
+export function scopeFor(model: ModelMeta, scope: readonly ScopeFilter[] | undefined, requestModel: boolean): readonly ScopeFilter[] {
+  // Most requests have no scope: one shared empty list, no array each time a statement is written.
+  if (!scope || scope.length === 0) return NO_SCOPE;
   return scope.filter((entry) => (entry.model === undefined ? requestModel : entry.model === model.name));
 }
 

@@ -15,6 +15,8 @@
  * a value larger than 1/16 of the budget is never kept. `decryptionCache: 0` turns it off.
  */
 
+import { BoundedCache } from '../../util/bounded-cache.js';
+
 /** Bytes an entry is counted beyond its two strings (the Map slot and the string headers). */
 const ENTRY_OVERHEAD = 96;
 
@@ -39,21 +41,14 @@ function slotOf(envelope: string): number {
 }
 
 export class PlaintextCache {
-  /** Entries by slot, in the order they were kept (oldest first). */
-  private readonly entries = new Map<number, Entry>();
-  private bytes = 0;
-  private readonly largest: number;
+  /** Entries by slot, under the budget rule of every read cache (util/bounded-cache.ts). */
+  private readonly entries: BoundedCache<number, Entry>;
 
   constructor(readonly maxBytes: number) {
-    this.largest = Math.floor(maxBytes / 16);
+    this.entries = new BoundedCache(maxBytes, (_slot, entry) => 2 * (entry.envelope.length + entry.plaintext.length) + ENTRY_OVERHEAD);
   }
 
-  /**
-   * The plaintext of an envelope decrypted recently, or undefined. A hit
-   * does not move the entry: eviction is first in, first out, so a lookup
-   * is one Map read (moving it cost more than the rest of the read), and a
-   * value still read after its eviction is decrypted once more.
-   */
+  /** The plaintext of an envelope decrypted recently, or undefined (eviction is first in, first out). */
   get(envelope: string): string | undefined {
     const entry = this.entries.get(slotOf(envelope));
     return entry !== undefined && entry.envelope === envelope ? entry.plaintext : undefined;
@@ -65,21 +60,12 @@ export class PlaintextCache {
    * sharing 30 bits are rare): the newcomer is decrypted each time it is read.
    */
   set(envelope: string, plaintext: string): void {
-    const size = 2 * (envelope.length + plaintext.length) + ENTRY_OVERHEAD;
-    const slot = slotOf(envelope);
-    if (size > this.largest || this.entries.has(slot)) return;
-    this.entries.set(slot, { envelope, plaintext });
-    this.bytes += size;
-    while (this.bytes > this.maxBytes) {
-      const [oldest, entry] = this.entries.entries().next().value as [number, Entry];
-      this.entries.delete(oldest);
-      this.bytes -= 2 * (entry.envelope.length + entry.plaintext.length) + ENTRY_OVERHEAD;
-    }
+    this.entries.add(slotOf(envelope), { envelope, plaintext });
   }
 
   /** How many values and (estimated) bytes it holds. */
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+    return this.entries.size;
   }
 }
 

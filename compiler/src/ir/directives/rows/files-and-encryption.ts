@@ -1,7 +1,7 @@
 // File fields and encryption.
 import type { DirectiveRow } from '../rule.js';
 import { DirectiveProblem, parseChoice, parseList, parseSize } from '../values.js';
-import { ENCRYPTED_INDEX_HINT, flag, text } from './shared.js';
+import { ENCRYPTED_INDEX_HINT, flag, hintOtherTypes, text } from './shared.js';
 
 export const filesAndEncryptionRows: readonly DirectiveRow[] = [
   // ── Files ────────────────────────────────────────────────────────────
@@ -19,12 +19,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     field: {
       parse: flag,
       types: ['string'],
-      typeHints: Object.fromEntries(
-        (['number', 'integer', 'bigint', 'boolean', 'timestamp', 'json_array', 'json_object', 'localized'] as const).map((t) => [
-          t,
-          'A file field stores the storage key, so declare it as string (or string | null)',
-        ]),
-      ),
+      typeHints: hintOtherTypes(['string'], 'A file field stores the storage key, so declare it as string (or string | null)'),
       apply: (_, { field }) => void (field.file = { autoDelete: true }),
     },
   },
@@ -100,12 +95,7 @@ export const filesAndEncryptionRows: readonly DirectiveRow[] = [
     field: {
       parse: flag,
       types: ['string'],
-      typeHints: Object.fromEntries(
-        (['number', 'integer', 'bigint', 'boolean', 'timestamp', 'json_array', 'json_object', 'localized'] as const).map((t) => [
-          t,
-          'Encrypted values are stored as text; declare the field as string',
-        ]),
-      ),
+      typeHints: hintOtherTypes(['string'], 'Encrypted values are stored as text; declare the field as string'),
       conflicts: {
         filterable: 'Encrypted values cannot be filtered; drop filterable (encrypted,unique still allows exact lookups)',
         sortable: 'Encrypted values cannot be sorted; drop sortable',

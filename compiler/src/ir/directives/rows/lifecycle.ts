@@ -3,7 +3,7 @@ import type { LocaleMode } from '@mfx/runtime/manifest';
 import { didYouMean } from '../../suggest.js';
 import type { DirectiveRow } from '../rule.js';
 import { castLiteral, DirectiveProblem, parseChoice } from '../values.js';
-import { LOCALE_MODES, flag, text, localeCode, ensureLocale, localeModeRow, setVersioned, setCursor, resolveCursor, scheduledAction } from './shared.js';
+import { LOCALE_MODES, flag, text, localeCode, ensureLocale, localeModeRow, setVersioned, setCursor, resolveCursor, scheduledAction, hintOtherTypes } from './shared.js';
 
 export const lifecycleRows: readonly DirectiveRow[] = [
   // ── History ──────────────────────────────────────────────────────────
@@ -71,12 +71,7 @@ export interface Announcement extends Model {
       parse: scheduledAction,
       options: true,
       types: ['timestamp'],
-      typeHints: Object.fromEntries(
-        (['string', 'number', 'integer', 'bigint', 'boolean', 'json_array', 'json_object', 'localized'] as const).map((t) => [
-          t,
-          'The runner fires when the time passes, so declare the field as Date | null',
-        ]),
-      ),
+      typeHints: hintOtherTypes(['timestamp'], 'The runner fires when the time passes, so declare the field as Date | null'),
       apply: (action: ReturnType<typeof scheduledAction>, { field }) => {
         if (!field.nullable) {
           throw new DirectiveProblem(

@@ -7,6 +7,28 @@ import type { DirectiveUse } from '../syntax.js';
 import { DirectiveProblem, INT32, SAFE_INTEGER } from '../values.js';
 
 export const NUMERIC: readonly FieldType[] = ['number', 'integer', 'bigint'];
+/** Every field type, once, in the manifest's order: a type the runtime adds without a key here does not compile. */
+const FIELD_TYPES: Record<FieldType, true> = {
+  string: true,
+  number: true,
+  integer: true,
+  bigint: true,
+  boolean: true,
+  timestamp: true,
+  json_array: true,
+  json_object: true,
+  localized: true,
+};
+
+/**
+ * One type-mismatch hint for every field type a directive does not apply
+ * to (its row's `types`): what to declare instead.
+ *
+ * @example typeHints: hintOtherTypes(['timestamp'], 'Declare the field as Date | null')
+ */
+export function hintOtherTypes(types: readonly FieldType[], hint: string): Partial<Record<FieldType, string>> {
+  return Object.fromEntries((Object.keys(FIELD_TYPES) as FieldType[]).filter((t) => !types.includes(t)).map((t) => [t, hint]));
+}
 export const ORDERED: readonly FieldType[] = ['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp', 'localized'];
 /** Types an index can hold whole: scalars; a JSON or localized value has no size bound (see index-limits.ts). */
 export const INDEXABLE: readonly FieldType[] = ['string', 'number', 'integer', 'bigint', 'boolean', 'timestamp'];

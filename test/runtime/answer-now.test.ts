@@ -1,0 +1,128 @@
+// mfx's own reads and plain creates on SQLite answer without a promise (db/now.ts, issue 16):
+// a read of a file database on its reader connection, the writer while no transaction holds
+// it, a transaction's own statements. A statement that must wait for another request's
+// transaction, an executor wrapped by a hook (a Proxy counting statements) and every other
+// executor answer with a promise, through their public methods.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Adapter, type Executor, Registry } from '@mfx/runtime';
+import { AbortedError } from '../../runtime/src/db/adapter.js';
+import { allNow, getNow } from '../../runtime/src/db/now.js';
+import { RequestCancel } from '../../runtime/src/pipeline/context.js';
+import { postgres, sqlite } from '../support/suite.js';
+import { type Backend, sqliteFileBackend } from '../support/backends.js';
+
+/** A database of its own with a table of notes holding one row (id 1, body "first"). */
+async function withNotes(backend: Backend, test: (adapter: Adapter) => Promise<void>): Promise<void> {
+  const { adapter, drop } = await backend.open(new Registry());
+  try {
+    // A rowid alias on SQLite: later inserts number themselves.
+    await adapter.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    await adapter.exec("INSERT INTO notes (id, body) VALUES (1, 'first')");
+    await test(adapter);
+  } finally {
+    await adapter.close();
+    await drop();
+  }
+}
+
+/** Wraps an executor so every get and all it runs is counted, as a hook's decorator would. */
+function counting(inner: Executor, count: { n: number }): Executor {
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (key === 'get' || key === 'all') {
+        return (...args: unknown[]) => {
+          count.n += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+for (const backend of [sqliteFileBackend, sqlite]) {
+  describe(`answered now on ${backend.name}`, () => {
+    it('reads a row and a list without a promise', () =>
+      withNotes(backend, async (adapter) => {
+        const row = getNow(adapter, 'SELECT body FROM notes WHERE id = ?', [1]);
+        assert.ok(!(row instanceof Promise));
+        assert.deepEqual(row, { body: 'first' });
+        const rows = allNow(adapter, 'SELECT body FROM notes ORDER BY id', []);
+        assert.ok(!(rows instanceof Promise));
+        assert.deepEqual(rows, [{ body: 'first' }]);
+      }));
+
+    it('writes with RETURNING without a promise while no transaction holds the writer', () =>
+      withNotes(backend, async (adapter) => {
+        const row = getNow(adapter, 'INSERT INTO notes (body) VALUES (?) RETURNING id, body', ['second']);
+        assert.ok(!(row instanceof Promise));
+        assert.deepEqual(row, { id: 2, body: 'second' });
+        assert.deepEqual(await adapter.get('SELECT COUNT(*) AS n FROM notes'), { n: 2 });
+      }));
+
+    it("waits with a promise for another request's transaction, and writes once it has committed", () =>
+      withNotes(backend, async (adapter) => {
+        let pending: unknown;
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const holder = adapter.transaction(async (tx) => {
+          await tx.run('INSERT INTO notes (body) VALUES (?)', ['in the transaction']);
+          pending = getNow(adapter, 'INSERT INTO notes (body) VALUES (?) RETURNING body', ['after it']);
+          release();
+        });
+        await released;
+        assert.ok(pending instanceof Promise);
+        await holder;
+        assert.deepEqual(await pending, { body: 'after it' });
+        assert.deepEqual(
+          (await adapter.all('SELECT body FROM notes ORDER BY id')).map((r) => r.body),
+          ['first', 'in the transaction', 'after it'],
+        );
+      }));
+
+    it("answers a transaction's own statements without a promise", () =>
+      withNotes(backend, async (adapter) => {
+        await adapter.transaction(async (tx) => {
+          const row = getNow(tx, 'INSERT INTO notes (body) VALUES (?) RETURNING body', ['inside']);
+          assert.deepEqual(row, { body: 'inside' });
+          const rows = allNow(tx, 'SELECT body FROM notes ORDER BY id', []);
+          assert.deepEqual(rows, [{ body: 'first' }, { body: 'inside' }]);
+        });
+      }));
+
+    it("refuses a cancelled request's statement at once, with the error get rejects with", () =>
+      withNotes(backend, async (adapter) => {
+        const cancel = new RequestCancel();
+        cancel.abort('client-closed');
+        assert.throws(() => getNow(adapter, 'SELECT body FROM notes', [], { signal: cancel }), (error) => error instanceof AbortedError && error.reason === 'client-closed');
+        await assert.rejects(adapter.get('SELECT body FROM notes', [], { signal: cancel }), (error) => error instanceof AbortedError && error.reason === 'client-closed');
+      }));
+
+    it('goes through a wrapped executor’s own get and all, with a promise', () =>
+      withNotes(backend, async (adapter) => {
+        const count = { n: 0 };
+        const wrapped = counting(adapter, count);
+        await readsWithPromises(wrapped, 'SELECT body FROM notes WHERE id = ?');
+        assert.equal(count.n, 2);
+      }));
+  });
+}
+
+describe('answered with a promise on postgres', { skip: postgres.skip }, () => {
+  it('reads through the public get and all', () =>
+    withNotes(postgres, async (adapter) => {
+      await readsWithPromises(adapter, 'SELECT body FROM notes WHERE id = $1');
+    }));
+});
+
+/** getNow and allNow on an executor that cannot answer now: promises of the same rows as get and all. */
+async function readsWithPromises(db: Executor, byIdSql: string): Promise<void> {
+  const row = getNow(db, byIdSql, [1]);
+  assert.ok(row instanceof Promise);
+  assert.deepEqual(await row, { body: 'first' });
+  const rows = allNow(db, 'SELECT body FROM notes ORDER BY id', []);
+  assert.ok(rows instanceof Promise);
+  assert.deepEqual(await rows, [{ body: 'first' }]);
+}

@@ -1,0 +1,56 @@
+// ownedClient and quietClient, the one rule the Redis packages (@mfx/redis,
+// @mfx/jobs-redis, @mfx/events-redis) follow for their client, on the real
+// Redis at REDIS_URL (default redis://127.0.0.1:6379): a client passed in
+// stays the caller's, one opened from a URL is the adapter's to close, even
+// when its server is gone.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { describe, it } from 'node:test';
+import { ownedClient } from '@mfx/runtime';
+import { Redis } from 'ioredis';
+import { relay } from '../support/tcp-relay.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('ownedClient', () => {
+  it('uses a client it is given without opening one, and close() leaves it open', async () => {
+    const given = new Redis(REDIS_URL);
+    try {
+      const opened: Redis[] = [];
+      const held = ownedClient(given, () => {
+        const client = new Redis(REDIS_URL);
+        opened.push(client);
+        return client;
+      });
+      assert.equal(held.client, given);
+      assert.equal(held.owned, false);
+      await held.close();
+      assert.deepEqual(opened, []);
+      assert.equal(await given.ping(), 'PONG');
+      assert.equal(given.listenerCount('error'), 0, 'the caller decides how to hear its own client');
+    } finally {
+      await given.quit();
+    }
+  });
+
+  it('opens its own client when given none, hears its connection errors itself, and close() quits it', async () => {
+    const held = ownedClient<Redis>(undefined, () => new Redis(REDIS_URL));
+    assert.equal(held.owned, true);
+    assert.equal(held.client.listenerCount('error'), 1);
+    assert.equal(await held.client.ping(), 'PONG');
+    const ended = once(held.client, 'end');
+    await held.close();
+    await ended;
+    assert.equal(held.client.status, 'end');
+  });
+
+  it('close() of its own client resolves when the server is gone (quit fails, the connection is dropped)', async () => {
+    const gone = await relay(6379);
+    await gone.close();
+    const held = ownedClient<Redis>(undefined, () => new Redis(`redis://127.0.0.1:${gone.port}`, { retryStrategy: () => null, maxRetriesPerRequest: 0 }));
+    // Not events.once: the refused connection's 'error' event would reject it first.
+    await new Promise((resolve) => held.client.once('end', resolve));
+    await held.close();
+    assert.equal(held.client.status, 'end');
+  });
+});
