@@ -3,7 +3,7 @@
 // never publish a row twice, a relay that starts after a crash ships what was left, a failing
 // broker is retried, an undecodable row is dead-lettered, and shipped rows are pruned.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { type EventBus, type MfxEvent, memoryBus, outboxBus, publishEvents, transaction } from '@mfx/runtime';
 import { memoryLogger } from '../../support/server.js';
 import { eachBackend, useServer } from '../../support/suite.js';
@@ -32,7 +32,7 @@ eachBackend('outboxBus', (backend) => {
     fixture: 'events',
     config: eventsConfig(),
     async setup(app) {
-      // The relay is started with the server but ticks once an hour: the tests ship with relayOnce().
+      // The server starts the relay; the tests stop it and ship with relayOnce().
       outbox = outboxBus(() => app.db, { relayTo, interval: '1h', batch: 10, retention: '1h', dlqType: 'outbox.dead', logger });
       seen = await record(outbox);
       app.use('service', transaction(), { ops: ['create', 'update', 'delete'] });
@@ -43,6 +43,9 @@ eachBackend('outboxBus', (backend) => {
       }, { position: 'after' });
     },
   });
+  // The server started the relay, whose first batch runs at once: stop it, so that a late first batch
+  // (a loaded machine) never claims a row under a test's relayOnce().
+  before(() => outbox.stop());
   const raw = (sql: string, params: unknown[] = []) => server.app.db.raw(sql, params);
   const pending = async () => Number((await raw('SELECT COUNT(*) AS n FROM mfx_outbox WHERE shipped_at IS NULL'))[0]!.n);
   /** Ships everything committed, then waits for the subscribers. */
