@@ -93,9 +93,10 @@ export function lingerAfterAnswer(req: IncomingMessage): void {
   req.on('data', () => linger?.more());
   if (req.readableFlowing === null) req.resume();
   // Node's server calls socket.destroySoon() once a closing response is written; the linger begins there.
-  socket.destroySoon = () => {
+  const destroySoon = () => {
     linger = lingerThenClose(socket);
     if (req.complete) linger.done();
     else req.once('end', linger.done);
   };
+  socket.destroySoon = destroySoon;
 }
