@@ -52,8 +52,9 @@ const typesOf = new Map<string, Record<WriteOp, string>>();
 export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [column, name] of keptColumns(model)) {
-    if (Object.hasOwn(row, column)) out[column] = row[column];
-    else if (name !== column && Object.hasOwn(row, name)) out[column] = row[name];
+    // An undefined value is left out, as the event's JSON (what a broker or the outbox carries) leaves it out.
+    const value = Object.hasOwn(row, column) ? row[column] : name !== column ? row[name] : undefined;
+    if (value !== undefined) out[column] = value;
   }
   return out;
 }
@@ -91,7 +92,7 @@ export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'befor
   // Time-ordered: the outbox's primary key then grows at its end (see util/time-ordered-id.ts).
   const id = timeOrderedUuid();
   const traceparent = traceparentOf(caller.traceId, id);
-  return {
+  const event: MfxEvent = {
     id,
     type: eventType(model.name, op),
     model: model.name,
@@ -103,6 +104,21 @@ export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'befor
     time: new Date().toISOString(),
     headers: traceparent ? { traceparent } : {},
   };
+  recordEvents.add(event);
+  return event;
+}
+
+// The events eventOf built: a record's decoded values (strings, numbers, booleans, null, parsed JSON) and strings around them.
+const recordEvents = new WeakSet<MfxEvent>();
+
+/**
+ * Whether `event` is one eventOf built and holds plain JSON values only, so
+ * its JSON text parses back to an equal object: an outbox's relay may then
+ * ship the object it wrote instead of parsing the row (events/outbox.ts).
+ * A hand-built event (a Date, an undefined member) is parsed from its row.
+ */
+export function isRecordEvent(event: MfxEvent): boolean {
+  return recordEvents.has(event);
 }
 
 /** What the AsyncAPI document needs: the models each publishing registration covers. */

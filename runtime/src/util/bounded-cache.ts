@@ -1,6 +1,6 @@
 /**
  * The one rule of the runtime's read caches (decrypted values, parsed
- * locale maps): a Map bounded by an estimate of the bytes its entries hold,
+ * locale maps, the events an outbox wrote): a Map bounded by an estimate of the bytes its entries hold,
  * first in first out. A lookup is one Map read: a hit does not move the
  * entry (moving it cost more than the rest of a read), so a value still
  * read after its eviction is worked out once more. An entry larger than
@@ -42,6 +42,15 @@ export class BoundedCache<K, V> {
       this.entries.delete(oldest);
       this.bytes -= entry.size;
     }
+  }
+
+  /** Removes the entry of `key` and hands back its value (undefined when none is kept). */
+  take(key: K): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.bytes -= entry.size;
+    return entry.value;
   }
 
   /** How many entries and (estimated) bytes it holds. */

@@ -72,6 +72,27 @@ eachBackend('outboxBus', (backend) => {
     assert.equal(await pending(), 0);
   });
 
+  it("ships each event as its row's JSON gives it, whether the relay wrote it (kept) or another process did (parsed)", async () => {
+    await drain();
+    const from = seen.seen.length;
+    const created = await server.request('POST', '/accounts', { body: { name: 'Kept' } });
+    assert.equal(created.status, 201);
+    // A hand-built event whose JSON differs from the object: a Date, an undefined member.
+    const built = { ...event(5000), data: { when: new Date(0), gone: undefined } };
+    await outbox.publish([built]);
+    const rows = await raw('SELECT id, payload FROM mfx_outbox WHERE shipped_at IS NULL ORDER BY seq, id');
+    assert.equal(rows.length, 2);
+    assert.equal(await outbox.relayOnce(), 2);
+    const shipped = (await seen.count(from + 2)).slice(from);
+    assert.deepEqual(shipped, rows.map((r) => JSON.parse(String(r.payload))));
+    assert.deepEqual(shipped[1]!.data, { when: '1970-01-01T00:00:00.000Z' });
+    // The same rows shipped by a relay that did not write them (another replica) give the same events.
+    const other = outboxBus(() => server.app.db, { relayTo, interval: '1h', logger });
+    await raw('UPDATE mfx_outbox SET shipped_at = NULL WHERE id IN (?, ?)', [rows[0]!.id, rows[1]!.id]);
+    assert.equal(await other.relayOnce(), 2);
+    assert.deepEqual((await seen.count(from + 4)).slice(from + 2), shipped);
+  });
+
   it('writes no row for a rolled-back or refused write', async () => {
     await drain();
     const before = Number((await raw('SELECT COUNT(*) AS n FROM mfx_outbox'))[0]!.n);
