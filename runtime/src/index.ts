@@ -127,4 +127,4 @@ export { type AsyncEventHandler, email, type EmailOptions, type MailTransport, w
 export * from './jobs/index.js';
 
 // A client an adapter package opens or is given (packages/redis, jobs-redis, events-redis)
-export { type ClosableClient, type OwnedClient, ownedClient, quietClient } from './util/owned-client.js';
+export { type ClosableClient, clientFromOptions, type OwnedClient, ownedClient, quietClient } from './util/owned-client.js';

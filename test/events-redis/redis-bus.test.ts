@@ -104,7 +104,7 @@ describe('redisStreamBus', () => {
   });
 
   it('refuses bad options with the option named', () => {
-    assert.throws(() => redisStreamBus({} as never), { name: 'ConfigError', message: 'mfx: redisStreamBus() needs { redis } (an ioredis client) or { url }' });
+    assert.throws(() => redisStreamBus({} as never), { name: 'ConfigError', message: 'mfx: redisStreamBus() needs { redis } or { url }' });
     assert.throws(() => redisStreamBus({ url: REDIS_URL, claimIdleMs: 0 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): claimIdleMs must be a whole number above 0, not 0' });
     assert.throws(() => redisStreamBus({ url: REDIS_URL, ephemeralExpiryMs: 1.5 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): ephemeralExpiryMs must be a whole number above 0, not 1.5' });
   });

@@ -13,6 +13,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import {
+  clientFromOptions,
   ConfigError,
   decodeEvent,
   deliver,
@@ -20,7 +21,6 @@ import {
   type EventBus,
   type Logger,
   type MfxEvent,
-  ownedClient,
   positiveWhole,
   quietClient,
   silentLogger,
@@ -68,7 +68,6 @@ type Entry = [id: string, fields: string[]];
  * await bus.subscribe({ name: 'mailer', patterns: ['order.created'], handler: sendReceipt });
  */
 export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
-  if (!options?.redis && !options?.url) throw new ConfigError('redisStreamBus() needs { redis } (an ioredis client) or { url }');
   const stream = options.stream ?? 'mfx:events';
   const positive = (value: number, name: string): number => positiveWhole('redisStreamBus()', name, value);
   const claimIdleMs = positive(options.claimIdleMs ?? 60_000, 'claimIdleMs');
@@ -78,7 +77,7 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
   if (options.maxLen !== undefined) positive(options.maxLen, 'maxLen');
   const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const log = options.logger ?? silentLogger;
-  const connection = ownedClient(options.redis, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
+  const connection = clientFromOptions('redisStreamBus()', options, (url) => new Redis(url, { maxRetriesPerRequest: 1, ...options.redisOptions }), { key: 'redis' });
   const client = connection.client;
   // A subscription's own connection (its blocking reads hold it), with the bus client's options; the subscription closes it.
   const open = (): Redis => quietClient(client.duplicate());
