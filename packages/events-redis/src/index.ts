@@ -77,6 +77,14 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
   const connection = clientFromOptions('redisStreamBus()', options, (url) => new Redis(url, { maxRetriesPerRequest: 1, ...options.redisOptions }), { key: 'redis' });
   const client = connection.client;
   const state = new BrokerBusState(`the redis-streams bus on "${stream}"`);
+  // A client whose retryStrategy gives up (answers null) ends once its connection is lost: the bus can no longer
+  // work, and says so as the buses that never reconnect do. ioredis ends a client that reconnects only when it is
+  // closed, which the bus and its subscriptions do after they stopped, so the bus hears nothing then.
+  const gaveUp = (): void => {
+    const reason = new Error(`a Redis connection of the bus on "${stream}" closed and its client does not reconnect (its retryStrategy gave up)`);
+    state.lose(reason, () => log.error({ stream, err: reason.message }, 'redis connection closed for good: its subscriptions have ended'));
+  };
+  client.on('end', gaveUp);
   // A subscription's own connection (its blocking reads hold it), with the bus client's options; the subscription closes it.
   const open = (): Redis => quietClient(client.duplicate());
 
@@ -100,13 +108,14 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
       // Registered before the group exists, so no sweep can take the new group for a dead one.
       await ephemeral?.beat(sub.name);
       await createGroup(client, stream, sub.name, '$');
-      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log }, ephemeral, () => state.subscriptions.delete(subscription));
+      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log, gaveUp }, ephemeral, () => state.subscriptions.delete(subscription));
       state.subscriptions.add(subscription);
       subscription.start();
       return subscription;
     },
     async close() {
       if (!(await state.close())) return;
+      client.off('end', gaveUp);
       await connection.close();
     },
   };
@@ -174,6 +183,8 @@ interface Settings {
   blockMs: number;
   claimIdleMs: number;
   log: Logger;
+  /** Called when its reader ended while it ran: its client gave up reconnecting. */
+  gaveUp: () => void;
 }
 
 class RedisSubscription extends BrokerSubscription {
@@ -191,6 +202,10 @@ class RedisSubscription extends BrokerSubscription {
     forget: () => void,
   ) {
     super(sub, bus, settings.log, 'redis-streams entry', forget);
+    // stop() disconnects it: an end after that is the subscription's own doing.
+    reader.on('end', () => {
+      if (!this.stopping) settings.gaveUp();
+    });
   }
 
   private heartbeat: NodeJS.Timeout | null = null;
