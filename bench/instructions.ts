@@ -6,8 +6,10 @@
 //
 // Each bin (default: this tree's compiler/dist/bin.js, after `npm run build`)
 // serves a fresh copy of the seeded blog under valgrind with instrumentation
-// off; WARM requests (default 400) warm it up over one keep-alive connection,
-// then N (default 300) are counted. C=10 sends them over C connections at once
+// off; WARM requests (default 8000) warm it up over one keep-alive connection,
+// then N (default 300) are counted. Keep WARM at 8000 or more: after 3000 the
+// optimising compiler (TurboFan) is still at work, and its instructions are
+// counted as the requests'. C=10 sends them over C connections at once
 // (default 1: one at a time), as the bench's load does: with requests in
 // flight together, more of what each allocates survives a scavenge, which one
 // connection never shows. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
@@ -42,7 +44,7 @@ import { fixtureManifestDir } from '../test/support/fixtures.js';
 
 const [only = 'GET /posts/:id', ...given] = process.argv.slice(2);
 const bins = given.length ? given : [join(import.meta.dirname, '../compiler/dist/bin.js')];
-const WARM = Number(process.env.WARM ?? 400);
+const WARM = Number(process.env.WARM ?? 8000);
 const N = Number(process.env.N ?? 300);
 const C = Number(process.env.C ?? 1);
 

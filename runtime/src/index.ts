@@ -116,7 +116,7 @@ export type { CascadedChange, CascadeObserver } from './store/referential.js';
 
 // Event bus contract and shared delivery rules (broker adapters in packages/events-*)
 export type { DeliveryInfo, EventBus, EventHandler, MfxEvent, SubscribeOptions, Subscription } from './events/types.js';
-export { compilePatterns, deadLetterOf, decodeEvent, deliver, type DeliveryOutcome, encodeEvent, positiveWhole, spansJobType, type Subscriber, subscriber } from './events/delivery.js';
+export { BrokerBusState, BrokerSubscription, compilePatterns, deadLetterOf, decodeEvent, deliver, type DeliveryOutcome, encodeEvent, positiveWhole, type Settle, spansJobType, type Subscriber, subscriber } from './events/delivery.js';
 export { realtime, type RealtimeMessage, type RealtimeOptions } from './events/realtime.js';
 export { eventOf, eventType, publishEvents, redactRow } from './events/publish.js';
 export { MemoryBus, memoryBus, type MemoryBusOptions } from './events/memory-bus.js';
@@ -127,4 +127,4 @@ export { type AsyncEventHandler, email, type EmailOptions, type MailTransport, w
 export * from './jobs/index.js';
 
 // A client an adapter package opens or is given (packages/redis, jobs-redis, events-redis)
-export { type ClosableClient, type OwnedClient, ownedClient, quietClient } from './util/owned-client.js';
+export { type ClosableClient, clientFromOptions, type OwnedClient, ownedClient, quietClient } from './util/owned-client.js';

@@ -1,7 +1,8 @@
 // @mfx/events-redis against the Redis on this machine: the shared bus
 // contract (a cut connection included: the client reconnects), then what is
 // Redis's own: a crashed consumer's pending entry
-// taken over by XAUTOCLAIM, undecodable entries skipped, the options checked.
+// taken over by XAUTOCLAIM, undecodable entries skipped, a client that gives
+// up reconnecting ending the bus, the options checked.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
@@ -103,8 +104,43 @@ describe('redisStreamBus', () => {
     await admin.del(own);
   });
 
+  it('a client that gives up reconnecting (retryStrategy answers null) ends every subscription, calls each onClosed once, and the bus refuses work, as the buses that never reconnect do', { timeout: 30_000 }, async () => {
+    // Every connection of the bus carries this name (duplicate() keeps it), so the server can close just those.
+    const connectionName = `gives-up-${randomUUID().slice(0, 8)}`;
+    const bus = redisStreamBus({ url: REDIS_URL, stream, blockMs: 50, redisOptions: { retryStrategy: () => null, connectionName } });
+    const closedA = new Recorder<Error>();
+    const closedB = new Recorder<Error>();
+    const gotA = new Recorder<string>();
+    const gotB = new Recorder<string>();
+    await bus.subscribe({ name: `${connectionName}-a`, patterns: ['post.*'], handler: (e) => gotA.push(e.id), onClosed: (e) => closedA.push(e) });
+    await bus.subscribe({ name: `${connectionName}-b`, patterns: ['*.deleted'], handler: (e) => gotB.push(e.id), onClosed: (e) => closedB.push(e) });
+    // Read by both: each subscription's connection is up.
+    const event = makeEvent('post.deleted');
+    await bus.publish([event]);
+    await gotA.next((id) => id === event.id);
+    await gotB.next((id) => id === event.id);
+
+    const clients = String(await admin.client('LIST'))
+      .split('\n')
+      .filter((line) => line.includes(` name=${connectionName} `))
+      .map((line) => /(?:^|\s)id=(\d+)/.exec(line)![1]!);
+    assert.equal(clients.length, 3, 'the bus client and one reader per subscription');
+    for (const id of clients) await admin.client('KILL', 'ID', id);
+
+    const [reason] = await closedA.count(1);
+    await closedB.count(1);
+    assert.ok(reason instanceof Error);
+    assert.match(reason.message, /does not reconnect/);
+    const lost = new RegExp(`^Error: the redis-streams bus on "${stream}" lost its connection: `);
+    await assert.rejects(bus.publish([makeEvent('post.created')]), lost);
+    await assert.rejects(bus.subscribe({ name: `${connectionName}-late`, patterns: ['post.*'], handler: () => {} }), lost);
+    await bus.close();
+    assert.equal(closedA.seen.length, 1);
+    assert.equal(closedB.seen.length, 1);
+  });
+
   it('refuses bad options with the option named', () => {
-    assert.throws(() => redisStreamBus({} as never), { name: 'ConfigError', message: 'mfx: redisStreamBus() needs { redis } (an ioredis client) or { url }' });
+    assert.throws(() => redisStreamBus({} as never), { name: 'ConfigError', message: 'mfx: redisStreamBus() needs { redis } or { url }' });
     assert.throws(() => redisStreamBus({ url: REDIS_URL, claimIdleMs: 0 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): claimIdleMs must be a whole number above 0, not 0' });
     assert.throws(() => redisStreamBus({ url: REDIS_URL, ephemeralExpiryMs: 1.5 }), { name: 'ConfigError', message: 'mfx: redisStreamBus(): ephemeralExpiryMs must be a whole number above 0, not 1.5' });
   });

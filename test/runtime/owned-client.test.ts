@@ -2,11 +2,12 @@
 // @mfx/jobs-redis, @mfx/events-redis) follow for their client, on the real
 // Redis at REDIS_URL (default redis://127.0.0.1:6379): a client passed in
 // stays the caller's, one opened from a URL is the adapter's to close, even
-// when its server is gone.
+// when its server is gone; and clientFromOptions, their one check of the
+// `{ client } | { url }` options that choose between the two.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { ownedClient } from '@mfx/runtime';
+import { clientFromOptions, ConfigError, ownedClient } from '@mfx/runtime';
 import { Redis } from 'ioredis';
 import { relay } from '../support/tcp-relay.js';
 
@@ -52,5 +53,41 @@ describe('ownedClient', () => {
     await new Promise((resolve) => held.client.once('end', resolve));
     await held.close();
     assert.equal(held.client.status, 'end');
+  });
+});
+
+describe('clientFromOptions', () => {
+  it('refuses options with neither a client nor a url, naming the owner and the key the package uses', () => {
+    const open = (): Redis => assert.fail('no client is opened for options it refuses');
+    assert.throws(() => clientFromOptions('redisStore()', {}, open), new ConfigError('redisStore() needs { client } or { url }'));
+    assert.throws(() => clientFromOptions('redisStore()', undefined, open), new ConfigError('redisStore() needs { client } or { url }'));
+    assert.throws(() => clientFromOptions('redisStreamBus()', { url: '' }, open, { key: 'redis' }), new ConfigError('redisStreamBus() needs { redis } or { url }'));
+  });
+
+  it('uses the client given under its key, opening none', async () => {
+    const given = new Redis(REDIS_URL);
+    try {
+      const held = clientFromOptions('redisStreamBus()', { redis: given, url: 'redis://127.0.0.1:1' }, (): Redis => assert.fail('a given client is used'), { key: 'redis' });
+      assert.equal(held.client, given);
+      assert.equal(held.owned, false);
+      await held.close();
+      assert.equal(await given.ping(), 'PONG');
+    } finally {
+      await given.quit();
+    }
+  });
+
+  it('opens an owned client from the url, or from the default url of a package that has one', async () => {
+    const urls: string[] = [];
+    const open = (url: string): Redis => {
+      urls.push(url);
+      return new Redis(url);
+    };
+    for (const held of [clientFromOptions('redisStore()', { url: REDIS_URL }, open), clientFromOptions('redisQueue()', {}, open, { defaultUrl: REDIS_URL })]) {
+      assert.equal(held.owned, true);
+      assert.equal(await held.client.ping(), 'PONG');
+      await held.close();
+    }
+    assert.deepEqual(urls, [REDIS_URL, REDIS_URL]);
   });
 });

@@ -12,20 +12,18 @@
  * subscription closes and by the broker when the connection goes.
  */
 import {
+  BrokerBusState,
+  BrokerSubscription,
   ConfigError,
-  decodeEvent,
-  deliver,
   encodeEvent,
   type EventBus,
   type Logger,
-  type MfxEvent,
   positiveWhole,
   silentLogger,
   spansJobType,
   type SubscribeOptions,
   type Subscriber,
   subscriber,
-  type Subscription,
 } from '@mfx/runtime';
 import { type Channel, type ChannelModel, type ConfirmChannel, connect, type ConsumeMessage, type Options } from 'amqplib';
 
@@ -67,28 +65,20 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
     await connection.close().catch(() => {});
     throw error;
   }
-  const subscriptions = new Set<AmqpSubscription>();
-  let closing = false;
-  /** Why the bus stopped working: closed by the app, or the connection dropped. */
-  let ended: Error | null = null;
+  const state = new BrokerBusState(`the amqp bus on exchange "${exchange}"`);
 
   // Without an 'error' listener a connection error would crash the process; 'close' follows it and tells the rest.
   connection.on('error', (error: Error) => log.error({ exchange, err: error.message }, 'amqp connection error'));
   publisher.on('error', (error: Error) => log.error({ exchange, err: error.message }, 'amqp publish channel error'));
   connection.on('close', (error?: Error) => {
-    if (closing) return;
     const reason = error ?? new Error(`the AMQP connection of the bus on exchange "${exchange}" closed`);
-    ended = reason;
-    log.error({ exchange, err: reason.message }, 'amqp connection dropped: the bus does not reconnect; its subscriptions have ended');
-    for (const s of [...subscriptions]) s.ended(reason);
+    state.lose(reason, () => log.error({ exchange, err: reason.message }, 'amqp connection dropped: the bus does not reconnect; its subscriptions have ended'));
   });
-
-  const refuse = (): Error => new Error(ended && !closing ? `the amqp bus on exchange "${exchange}" lost its connection: ${ended.message}` : `the amqp bus on exchange "${exchange}" is closed`);
 
   const bus: EventBus = {
     kind: 'amqp',
     async publish(events) {
-      if (closing || ended) throw refuse();
+      state.assertOpen();
       const confirms: Promise<void>[] = [];
       for (const event of events) {
         confirms.push(
@@ -106,9 +96,9 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
       await Promise.all(confirms);
     },
     async subscribe(subscribeOptions: SubscribeOptions) {
-      if (closing || ended) throw refuse();
+      state.assertOpen();
       const sub = subscriber(subscribeOptions);
-      if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
+      state.assertFree(sub.name);
       const channel = await connection.createChannel();
       channel.on('error', (error: Error) => log.error({ subscription: sub.name, err: error.message }, 'amqp subscription channel error'));
       const queue = `${queuePrefix}${sub.name}`;
@@ -122,37 +112,33 @@ export async function amqpBus(options: AmqpBusOptions): Promise<EventBus> {
         await channel.close().catch(() => {});
         throw error;
       }
-      const subscription = new AmqpSubscription(sub, channel, queue, bus, log, () => subscriptions.delete(subscription));
-      subscriptions.add(subscription);
+      const subscription = new AmqpSubscription(sub, channel, queue, bus, log, () => state.subscriptions.delete(subscription));
+      state.subscriptions.add(subscription);
       await subscription.start();
       return subscription;
     },
     async close() {
-      if (closing) return;
-      closing = true;
-      await Promise.all([...subscriptions].map((s) => s.close()));
-      if (!ended) await connection.close().catch(() => {});
+      if (!(await state.close())) return;
+      if (!state.lost) await connection.close().catch(() => {});
     },
   };
   return bus;
 }
 
-class AmqpSubscription implements Subscription {
-  readonly name: string;
-  private stopping = false;
+class AmqpSubscription extends BrokerSubscription {
   private consumerTag: string | null = null;
   /** Messages are handled one after the other, in the order the queue gives them. */
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly sub: Subscriber,
+    sub: Subscriber,
     private readonly channel: Channel,
     private readonly queue: string,
-    private readonly bus: EventBus,
-    private readonly log: Logger,
-    private readonly forget: () => void,
+    bus: EventBus,
+    log: Logger,
+    forget: () => void,
   ) {
-    this.name = sub.name;
+    super(sub, bus, log, 'amqp message', forget);
   }
 
   async start(): Promise<void> {
@@ -164,42 +150,18 @@ class AmqpSubscription implements Subscription {
 
   private async handle(msg: ConsumeMessage): Promise<void> {
     try {
-      if (this.stopping) {
-        this.channel.nack(msg, false, true);
-        return;
-      }
-      const event = decodeEvent(msg.content.toString('utf8'));
-      if (!event) {
-        this.log.error({ subscription: this.name, routingKey: msg.fields.routingKey }, 'amqp message is not an event; acknowledged and skipped');
-      } else if (this.sub.matches(event.type)) {
-        const outcome = await deliver(event, this.sub, this.bus, this.log, () => this.stopping);
-        if (outcome === 'stopped') {
-          this.channel.nack(msg, false, true);
-          return;
-        }
-      }
-      this.channel.ack(msg);
+      await this.receive(msg.content.toString('utf8'), { ack: () => this.channel.ack(msg), retry: () => this.channel.nack(msg, false, true) }, { routingKey: msg.fields.routingKey });
     } catch (error) {
       // The channel went with the connection: the broker requeues what was not acknowledged.
       this.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'amqp acknowledgement failed');
     }
   }
 
-  /** The connection dropped: the subscription ends and says why; a running handler finishes on its own. */
-  ended(reason: Error): void {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.forget();
-    this.sub.onClosed?.(reason);
-  }
-
   async close(): Promise<void> {
-    if (this.stopping) {
+    if (!this.stop()) {
       await this.chain;
       return;
     }
-    this.stopping = true;
-    this.forget();
     if (this.consumerTag) await this.channel.cancel(this.consumerTag).catch(() => {});
     await this.chain;
     // Auto-delete would follow the cancel inside the broker; deleting it here means it is gone once close() resolves.

@@ -11,20 +11,18 @@
  * its connection dropped).
  */
 import {
+  BrokerBusState,
+  BrokerSubscription,
   ConfigError,
-  decodeEvent,
-  deliver,
   encodeEvent,
   type EventBus,
   type Logger,
-  type MfxEvent,
   positiveWhole,
   silentLogger,
   spansJobType,
   type SubscribeOptions,
   type Subscriber,
   subscriber,
-  type Subscription,
 } from '@mfx/runtime';
 import {
   AckPolicy,
@@ -90,37 +88,30 @@ export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
   }
   const js: JetStreamClient = nc.jetstream();
   const stream = options.stream;
-  const subscriptions = new Set<NatsSubscription>();
-  let closed = false;
-  /** Why the bus stopped working when its connection closed for good (the client gave up reconnecting). */
-  let ended: Error | null = null;
+  const state = new BrokerBusState(`the nats bus on stream "${stream}"`);
 
   if (owned) {
+    // Closed for good: the client gave up reconnecting (or was told not to).
     void nc.closed().then((error) => {
-      if (closed) return;
       const reason = error instanceof Error ? error : new Error(`the NATS connection of the bus on stream "${stream}" closed`);
-      ended = reason;
-      log.error({ stream, err: reason.message }, 'nats connection closed for good: its subscriptions have ended');
-      for (const s of [...subscriptions]) s.ended(reason);
+      state.lose(reason, () => log.error({ stream, err: reason.message }, 'nats connection closed for good: its subscriptions have ended'));
     });
   }
-
-  const refuse = (): Error => new Error(ended && !closed ? `the nats bus on stream "${stream}" lost its connection: ${ended.message}` : `the nats bus on stream "${stream}" is closed`);
 
   const bus: EventBus = {
     kind: 'nats',
     async publish(events) {
-      if (closed || ended) throw refuse();
+      state.assertOpen();
       // Sent in order on one connection; each resolves on the stream's acknowledgement. The event id doubles as the
       // message id, so a publish retried within the stream's duplicate window is stored once.
       await Promise.all(events.map((event) => js.publish(`${prefix}.${event.type}`, encodeEvent(event), { msgID: event.id, expect: { streamName: stream } })));
     },
     async subscribe(subscribeOptions: SubscribeOptions) {
-      if (closed || ended) throw refuse();
+      state.assertOpen();
       const sub = subscriber(subscribeOptions);
       const patterns = subscribeOptions.patterns;
       if (!/^[A-Za-z0-9_-]+$/.test(sub.name)) throw new ConfigError(`natsBus: "${sub.name}" cannot name a consumer: use letters, digits, '_' and '-'`);
-      if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
+      state.assertFree(sub.name);
       const config = {
         ack_policy: AckPolicy.Explicit,
         // A new consumer starts with the events published from now on.
@@ -140,35 +131,31 @@ export async function natsBus(options: NatsBusOptions): Promise<EventBus> {
       const consumer = await js.consumers.get(stream, sub.name);
       const messages = await consumer.consume({ max_messages: batch });
       const remove = sub.ephemeral ? () => jsm.consumers.delete(stream, sub.name).then(() => undefined) : null;
-      const subscription = new NatsSubscription(sub, messages, bus, log, remove, () => subscriptions.delete(subscription));
-      subscriptions.add(subscription);
+      const subscription = new NatsSubscription(sub, messages, bus, log, remove, () => state.subscriptions.delete(subscription));
+      state.subscriptions.add(subscription);
       return subscription;
     },
     async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (!(await state.close())) return;
       if (owned && !nc.isClosed()) await nc.drain();
     },
   };
   return bus;
 }
 
-class NatsSubscription implements Subscription {
-  readonly name: string;
-  private stopping = false;
+class NatsSubscription extends BrokerSubscription {
   private readonly loop: Promise<void>;
 
   constructor(
-    private readonly sub: Subscriber,
+    sub: Subscriber,
     private readonly messages: ConsumerMessages,
-    private readonly bus: EventBus,
-    private readonly log: Logger,
+    bus: EventBus,
+    log: Logger,
     /** Deletes an ephemeral subscription's consumer; null for a durable one. */
     private readonly remove: (() => Promise<void>) | null,
-    private readonly forget: () => void,
+    forget: () => void,
   ) {
-    this.name = sub.name;
+    super(sub, bus, log, 'nats message', forget);
     // The messages end with an error when the connection closes under them; ended() has said so already.
     this.loop = this.run().catch((error: unknown) => {
       if (!this.stopping) this.log.error({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'nats subscription ended');
@@ -176,37 +163,11 @@ class NatsSubscription implements Subscription {
   }
 
   private async run(): Promise<void> {
-    for await (const msg of this.messages) {
-      if (this.stopping) {
-        msg.nak();
-        continue;
-      }
-      const event = decodeEvent(msg.string());
-      if (!event) {
-        this.log.error({ subscription: this.name, subject: msg.subject, seq: msg.seq }, 'nats message is not an event; acknowledged and skipped');
-      } else if (this.sub.matches(event.type)) {
-        const outcome = await deliver(event, this.sub, this.bus, this.log, () => this.stopping);
-        if (outcome === 'stopped') {
-          msg.nak();
-          continue;
-        }
-      }
-      msg.ack();
-    }
-  }
-
-  /** The connection is gone for good: the subscription ends and says why. */
-  ended(reason: Error): void {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.forget();
-    this.sub.onClosed?.(reason);
+    for await (const msg of this.messages) await this.receive(msg.string(), { ack: () => msg.ack(), retry: () => msg.nak() }, { subject: msg.subject, seq: msg.seq });
   }
 
   async close(): Promise<void> {
-    if (!this.stopping) {
-      this.stopping = true;
-      this.forget();
+    if (this.stop()) {
       await this.messages.close();
       await this.loop;
       await this.remove?.().catch((error: unknown) => this.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'nats: could not delete the ephemeral consumer; the server deletes it after ephemeralExpiryMs'));

@@ -13,21 +13,18 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import {
-  ConfigError,
-  decodeEvent,
-  deliver,
+  BrokerBusState,
+  BrokerSubscription,
+  clientFromOptions,
   encodeEvent,
   type EventBus,
   type Logger,
-  type MfxEvent,
-  ownedClient,
   positiveWhole,
   quietClient,
   silentLogger,
   type SubscribeOptions,
   type Subscriber,
   subscriber,
-  type Subscription,
 } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
@@ -68,7 +65,6 @@ type Entry = [id: string, fields: string[]];
  * await bus.subscribe({ name: 'mailer', patterns: ['order.created'], handler: sendReceipt });
  */
 export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
-  if (!options?.redis && !options?.url) throw new ConfigError('redisStreamBus() needs { redis } (an ioredis client) or { url }');
   const stream = options.stream ?? 'mfx:events';
   const positive = (value: number, name: string): number => positiveWhole('redisStreamBus()', name, value);
   const claimIdleMs = positive(options.claimIdleMs ?? 60_000, 'claimIdleMs');
@@ -78,17 +74,24 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
   if (options.maxLen !== undefined) positive(options.maxLen, 'maxLen');
   const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const log = options.logger ?? silentLogger;
-  const connection = ownedClient(options.redis, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
+  const connection = clientFromOptions('redisStreamBus()', options, (url) => new Redis(url, { maxRetriesPerRequest: 1, ...options.redisOptions }), { key: 'redis' });
   const client = connection.client;
+  const state = new BrokerBusState(`the redis-streams bus on "${stream}"`);
+  // A client whose retryStrategy gives up (answers null) ends once its connection is lost: the bus can no longer
+  // work, and says so as the buses that never reconnect do. ioredis ends a client that reconnects only when it is
+  // closed, which the bus and its subscriptions do after they stopped, so the bus hears nothing then.
+  const gaveUp = (): void => {
+    const reason = new Error(`a Redis connection of the bus on "${stream}" closed and its client does not reconnect (its retryStrategy gave up)`);
+    state.lose(reason, () => log.error({ stream, err: reason.message }, 'redis connection closed for good: its subscriptions have ended'));
+  };
+  client.on('end', gaveUp);
   // A subscription's own connection (its blocking reads hold it), with the bus client's options; the subscription closes it.
   const open = (): Redis => quietClient(client.duplicate());
-  const subscriptions = new Set<RedisSubscription>();
-  let closed = false;
 
   const bus: EventBus = {
     kind: 'redis-streams',
     async publish(events) {
-      if (closed) throw new Error(`the redis-streams bus on "${stream}" is closed`);
+      state.assertOpen();
       if (events.length === 0) return;
       const trim = options.maxLen === undefined ? [] : ['MAXLEN', '~', String(options.maxLen)];
       const pipeline = client.pipeline();
@@ -98,22 +101,21 @@ export function redisStreamBus(options: RedisStreamBusOptions): EventBus {
       if (failed) throw failed[0];
     },
     async subscribe(subscribeOptions: SubscribeOptions) {
-      if (closed) throw new Error(`the redis-streams bus on "${stream}" is closed`);
+      state.assertOpen();
       const sub = subscriber(subscribeOptions);
-      if ([...subscriptions].some((s) => s.name === sub.name)) throw new ConfigError(`a subscription named "${sub.name}" already runs on this bus`);
+      state.assertFree(sub.name);
       const ephemeral = sub.ephemeral ? new EphemeralGroups(client, stream, ephemeralExpiryMs, log) : null;
       // Registered before the group exists, so no sweep can take the new group for a dead one.
       await ephemeral?.beat(sub.name);
       await createGroup(client, stream, sub.name, '$');
-      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log }, ephemeral, () => subscriptions.delete(subscription));
-      subscriptions.add(subscription);
+      const subscription = new RedisSubscription(sub, open(), client, bus, { stream, consumer, batch, blockMs, claimIdleMs, log, gaveUp }, ephemeral, () => state.subscriptions.delete(subscription));
+      state.subscriptions.add(subscription);
       subscription.start();
       return subscription;
     },
     async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (!(await state.close())) return;
+      client.off('end', gaveUp);
       await connection.close();
     },
   };
@@ -181,25 +183,29 @@ interface Settings {
   blockMs: number;
   claimIdleMs: number;
   log: Logger;
+  /** Called when its reader ended while it ran: its client gave up reconnecting. */
+  gaveUp: () => void;
 }
 
-class RedisSubscription implements Subscription {
-  readonly name: string;
-  private stopping = false;
+class RedisSubscription extends BrokerSubscription {
   private loop: Promise<void> = Promise.resolve();
   private lastClaim = 0;
 
   constructor(
-    private readonly sub: Subscriber,
+    sub: Subscriber,
     /** Its own connection: XREADGROUP BLOCK holds the connection it runs on. */
     private readonly reader: Redis,
     private readonly client: Redis,
-    private readonly bus: EventBus,
+    bus: EventBus,
     private readonly settings: Settings,
     private readonly ephemeral: EphemeralGroups | null,
-    private readonly forget: () => void,
+    forget: () => void,
   ) {
-    this.name = sub.name;
+    super(sub, bus, settings.log, 'redis-streams entry', forget);
+    // stop() disconnects it: an end after that is the subscription's own doing.
+    reader.on('end', () => {
+      if (!this.stopping) settings.gaveUp();
+    });
   }
 
   private heartbeat: NodeJS.Timeout | null = null;
@@ -214,7 +220,7 @@ class RedisSubscription implements Subscription {
         this.beating = this.beating
           .then(() => ephemeral.beat(this.name))
           .then(() => ephemeral.sweep())
-          .catch((error: unknown) => this.settings.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams: ephemeral heartbeat failed'));
+          .catch((error: unknown) => this.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams: ephemeral heartbeat failed'));
       };
       tick();
       this.heartbeat = setInterval(tick, Math.max(1, Math.floor(ephemeral.expiryMs / 3)));
@@ -222,10 +228,8 @@ class RedisSubscription implements Subscription {
     }
     this.loop = this.run().catch((error) => {
       if (this.stopping) return;
-      if (this.heartbeat) clearInterval(this.heartbeat);
-      this.settings.log.error({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams subscription ended');
-      this.forget();
-      this.sub.onClosed?.(error instanceof Error ? error : new Error(String(error)));
+      this.log.error({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams subscription ended');
+      this.ended(error instanceof Error ? error : new Error(String(error)));
     });
   }
 
@@ -246,19 +250,19 @@ class RedisSubscription implements Subscription {
         if (message.startsWith('NOGROUP')) {
           if (this.ephemeral) {
             // Swept while this process was silent past its heartbeat: made again for the events from now on, as an ephemeral subscription starts.
-            this.settings.log.warn({ subscription: this.name, stream }, 'redis-streams ephemeral group was gone; made again at the end of the stream');
+            this.log.warn({ subscription: this.name, stream }, 'redis-streams ephemeral group was gone; made again at the end of the stream');
             await this.ephemeral.beat(this.name).catch(() => {});
             await createGroup(this.client, stream, this.name, '$').catch(() => {});
             continue;
           }
           // The stream was deleted (and maybe made again by a publish): the group is made again, reading the new stream from its start.
-          this.settings.log.warn({ subscription: this.name, stream }, 'redis-streams group was gone; made again from the start of the stream');
+          this.log.warn({ subscription: this.name, stream }, 'redis-streams group was gone; made again from the start of the stream');
           await createGroup(this.client, stream, this.name, '0').catch(() => {});
           continue;
         }
         // Redis away or restarting: try again, waiting longer each time (at most 30 s); close() ends the wait.
         failures++;
-        this.settings.log.warn({ subscription: this.name, stream, err: message, failures }, 'redis-streams read failed; retrying');
+        this.log.warn({ subscription: this.name, stream, err: message, failures }, 'redis-streams read failed; retrying');
         await this.pause(Math.min(100 * 2 ** (failures - 1), 30_000));
       }
     }
@@ -294,40 +298,37 @@ class RedisSubscription implements Subscription {
     } while (cursor !== '0-0' && !this.stopping);
   }
 
+  /** Entries left unacknowledged while it stops stay pending in the group, for redelivery. */
   private async handle(entries: Entry[]): Promise<void> {
+    const { stream } = this.settings;
     for (const [id, fields] of entries) {
-      if (this.stopping) return;
-      const event = decode(fields);
-      if (!event) {
-        this.settings.log.error({ subscription: this.name, entry: id, stream: this.settings.stream }, 'redis-streams entry is not an event; acknowledged and skipped');
-      } else if (this.sub.matches(event.type)) {
-        const outcome = await deliver(event, this.sub, this.bus, this.settings.log, () => this.stopping);
-        if (outcome === 'stopped') return;
-      }
-      await this.client.xack(this.settings.stream, this.name, id);
+      if (!(await this.receive(eventText(fields), { ack: () => this.client.xack(stream, this.name, id) }, { entry: id, stream }))) return;
     }
   }
 
-  async close(): Promise<void> {
-    if (this.stopping) return this.loop;
-    this.stopping = true;
-    this.forget();
-    // A blocking read in flight returns early once its connection goes; a running handler finishes first.
-    const reading = this.loop;
+  /** Stops reading: a blocking read in flight returns early once its connection goes; a running handler finishes first. */
+  protected override stop(): boolean {
+    if (!super.stop()) return false;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.reader.disconnect();
     this.wake?.();
-    await reading;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (!this.stop()) return this.loop;
+    await this.loop;
     await this.beating;
     if (this.ephemeral) {
       // Left behind when Redis is away now: its heartbeat expires and another ephemeral subscription sweeps it.
-      await this.ephemeral.remove(this.name).catch((error: unknown) => this.settings.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams: could not destroy the ephemeral group'));
+      await this.ephemeral.remove(this.name).catch((error: unknown) => this.log.warn({ subscription: this.name, err: String((error as Error)?.message ?? error) }, 'redis-streams: could not destroy the ephemeral group'));
     }
   }
 }
 
-function decode(fields: string[]): MfxEvent | null {
+/** The event's text of a stream entry (its field `e`), or null for an entry without one. */
+function eventText(fields: string[]): string | null {
   const at = fields.indexOf('e');
   if (at < 0 || at % 2 !== 0) return null;
-  return decodeEvent(fields[at + 1]!);
+  return fields[at + 1]!;
 }

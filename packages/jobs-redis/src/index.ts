@@ -10,7 +10,7 @@
  * callers' clocks (epoch ms), as in the SQL queue.
  */
 import { randomUUID } from 'node:crypto';
-import { type ClaimedJob, type ClaimOptions, DuplicateJobError, JobCancelError, type JobQueue, type NackOptions, type NewJob, normaliseJob, ownedClient } from '@mfx/runtime';
+import { type ClaimedJob, type ClaimOptions, clientFromOptions, DuplicateJobError, JobCancelError, type JobQueue, type NackOptions, type NewJob, normaliseJob } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisQueueOptions {
@@ -145,7 +145,7 @@ interface StaticFields {
  * app.jobs({ queue: redisQueue({ url: 'redis://127.0.0.1:6379' }), handlers: { 'mail.send': send } });
  */
 export function redisQueue(options: RedisQueueOptions = {}): JobQueue {
-  const { client: redis, close: release } = ownedClient(options.client, () => new Redis(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: false, ...options.redisOptions }));
+  const { client: redis, close: release } = clientFromOptions('redisQueue()', options, (url) => new Redis(url, { lazyConnect: false, ...options.redisOptions }), { defaultUrl: 'redis://127.0.0.1:6379' });
   const prefix = options.prefix ?? 'mfx:jobs';
   const keys = [`${prefix}:ready`, `${prefix}:delayed`, `${prefix}:running`, `${prefix}:busy`, `${prefix}:parked`, `${prefix}:seq`];
   const consumer = `worker-${randomUUID()}`;

@@ -6,7 +6,7 @@
  * racing for an interval exactly one takes it. Same contract as the SQL
  * lock (test/support/schedule-lock-contract.ts).
  */
-import { ConfigError, ownedClient, type ScheduleLock } from '@mfx/runtime';
+import { clientFromOptions, type ScheduleLock } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisScheduleLockOptions {
@@ -35,8 +35,7 @@ return 1`;
  * app.every('5m', { type: 'report.build' }, { lock: redisScheduleLock({ url: 'redis://127.0.0.1:6379' }) });
  */
 export function redisScheduleLock(options: RedisScheduleLockOptions): ScheduleLock {
-  if (!options?.client && !options?.url) throw new ConfigError('redisScheduleLock() needs { client } or { url }');
-  const { client, close } = ownedClient(options.client, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
+  const { client, close } = clientFromOptions('redisScheduleLock()', options, (url) => new Redis(url, { maxRetriesPerRequest: 1, ...options.redisOptions }));
   const prefix = options.prefix ?? 'mfx:schedule-locks:';
   let closed = false;
   return {

@@ -3,7 +3,7 @@
  * every replica that points at the same Redis. A package of its own so that
  * apps without Redis never install ioredis.
  */
-import { ConfigError, ownedClient, type RateLimitStore } from '@mfx/runtime';
+import { clientFromOptions, type RateLimitStore } from '@mfx/runtime';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisStoreOptions {
@@ -35,8 +35,7 @@ return {count, ttl}`;
  * app.use('db', rateLimit({ requestsPerMinute: 120, store: redisStore({ url: 'redis://127.0.0.1:6379' }) }));
  */
 export function redisStore(options: RedisStoreOptions): RateLimitStore {
-  if (!options?.client && !options?.url) throw new ConfigError('redisStore() needs { client } or { url }');
-  const { client, close } = ownedClient(options.client, () => new Redis(options.url!, { maxRetriesPerRequest: 1, ...options.redisOptions }));
+  const { client, close } = clientFromOptions('redisStore()', options, (url) => new Redis(url, { maxRetriesPerRequest: 1, ...options.redisOptions }));
   const prefix = options.prefix ?? 'mfx:rl:';
   return {
     async hit(key, windowMs) {

@@ -5,12 +5,14 @@
  * event its own way (a queue, a stream read, a broker message) and calls
  * `deliver`; it acknowledges the event to its broker once `deliver` settles,
  * whatever the outcome but `stopped`, because the outcome has then been
- * dealt with here.
+ * dealt with here. The broker adapters take that step through
+ * `BrokerSubscription.receive`, and end the same way (`BrokerBusState`,
+ * `BrokerSubscription.ended`) when their connection is gone for good.
  */
 import { ConfigError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
 import { timeOrderedUuid } from '../util/time-ordered-id.js';
-import type { EventBus, MfxEvent, SubscribeOptions } from './types.js';
+import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
 
 const SEGMENT = /^[a-z0-9_-]+$|^\*$/i;
 
@@ -181,5 +183,146 @@ export function decodeEvent(text: string): MfxEvent | null {
     return event && typeof event.id === 'string' && typeof event.type === 'string' ? { ...event, headers: event.headers ?? {} } : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * What a broker does with one received message once the shared rules have
+ * dealt with it, in its own calls.
+ */
+export interface Settle {
+  /** Done with it: the broker forgets it (XACK, ack). */
+  ack(): unknown;
+  /**
+   * The bus is stopping: the message goes back for redelivery (a negative
+   * acknowledgement). Absent where a message left unacknowledged is
+   * redelivered anyway (a Redis pending entry).
+   */
+  retry?(): unknown;
+}
+
+/**
+ * What the subscription of every broker bus (Redis Streams, NATS JetStream,
+ * AMQP) shares: the one step a received message takes (`receive`) and how
+ * the subscription ends, by `close()` or by its connection going for good
+ * (`ended`). An adapter's subscription extends it with its broker's reading,
+ * acknowledging and closing.
+ *
+ * @example
+ * class NatsSubscription extends BrokerSubscription {
+ *   private async run() {
+ *     for await (const msg of messages) await this.receive(msg.string(), { ack: () => msg.ack(), retry: () => msg.nak() }, { subject: msg.subject });
+ *   }
+ * }
+ */
+export abstract class BrokerSubscription implements Subscription {
+  readonly name: string;
+  /** Set once it closes or ends: no message reaches the handler after, and a delivery stops between its tries. */
+  protected stopping = false;
+
+  constructor(
+    protected readonly sub: Subscriber,
+    protected readonly bus: EventBus,
+    protected readonly log: Logger,
+    /** What a received message is called in the logs (`amqp message`, `redis-streams entry`). */
+    private readonly noun: string,
+    /** Takes it out of its bus's running subscriptions. */
+    private readonly forget: () => void,
+  ) {
+    this.name = sub.name;
+  }
+
+  abstract close(): Promise<void>;
+
+  /** The connection is gone for good: the subscription ends and says why, once; a running handler finishes on its own. */
+  ended(reason: Error): void {
+    if (this.stop()) this.sub.onClosed?.(reason);
+  }
+
+  /** Starts stopping (close() and ended() both begin here); false when it had already. */
+  protected stop(): boolean {
+    if (this.stopping) return false;
+    this.stopping = true;
+    this.forget();
+    return true;
+  }
+
+  /**
+   * One received message, `text` its body (null: it has none), through the
+   * shared rules: text that is not an event is logged and acknowledged; an
+   * event of a type the patterns match is delivered (tries, then the dead
+   * letter: `deliver`) and then acknowledged, one they do not match
+   * acknowledged unread. While the subscription stops, before the handler
+   * or between its tries, the message is handed back instead (`retry`).
+   * True when it was acknowledged; an acknowledgement that fails rejects.
+   */
+  protected async receive(text: string | null, settle: Settle, where: Record<string, unknown>): Promise<boolean> {
+    if (this.stopping) return this.handBack(settle);
+    const event = text === null ? null : decodeEvent(text);
+    if (!event) {
+      this.log.error({ subscription: this.name, ...where }, `${this.noun} is not an event; acknowledged and skipped`);
+    } else if (this.sub.matches(event.type)) {
+      const outcome = await deliver(event, this.sub, this.bus, this.log, () => this.stopping);
+      if (outcome === 'stopped') return this.handBack(settle);
+    }
+    await settle.ack();
+    return true;
+  }
+
+  private async handBack(settle: Settle): Promise<false> {
+    await settle.retry?.();
+    return false;
+  }
+}
+
+/**
+ * What a broker bus keeps of its own life, the same for every broker: the
+ * subscriptions it runs, whether the app closed it, and why it stopped
+ * working when its connection went for good (AMQP, NATS without reconnect,
+ * a Redis client that gave up reconnecting). Publish and subscribe call
+ * `assertOpen()` first.
+ *
+ * @example
+ * const state = new BrokerBusState(`the amqp bus on exchange "${exchange}"`);
+ * connection.on('close', (error) => state.lose(error, () => log.error({ exchange }, 'amqp connection dropped')));
+ */
+export class BrokerBusState {
+  readonly subscriptions = new Set<BrokerSubscription>();
+  /** Set by the bus's close(). */
+  closed = false;
+  /** Why the bus stopped working when its connection went for good; null while it works. */
+  lost: Error | null = null;
+
+  /** `label` names the bus in the errors it refuses work with: `the nats bus on stream "EVENTS"`. */
+  constructor(private readonly label: string) {}
+
+  /** Throws when the bus refuses work: it was closed, or its connection was lost. */
+  assertOpen(): void {
+    if (this.closed || this.lost) throw new Error(this.lost && !this.closed ? `${this.label} lost its connection: ${this.lost.message}` : `${this.label} is closed`);
+  }
+
+  /** Refuses a second running subscription of one name on the bus. */
+  assertFree(name: string): void {
+    if ([...this.subscriptions].some((s) => s.name === name)) throw new ConfigError(`a subscription named "${name}" already runs on this bus`);
+  }
+
+  /**
+   * The connection is gone for good: unless the bus was closed or had ended
+   * already, `report()` logs it, every subscription ends (`ended`: its
+   * onClosed called once), and the bus refuses work from then on.
+   */
+  lose(reason: Error, report: () => void): void {
+    if (this.closed || this.lost) return;
+    this.lost = reason;
+    report();
+    for (const s of [...this.subscriptions]) s.ended(reason);
+  }
+
+  /** Marks the bus closed and closes its subscriptions (each after its running handler); false when it was closed already. */
+  async close(): Promise<boolean> {
+    if (this.closed) return false;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    return true;
   }
 }
