@@ -14,7 +14,8 @@ import type { Adapter, Executor, Row } from '../db/adapter.js';
 import { type Duration, durationMs } from '../config/readers.js';
 import { ConfigError } from '../errors/api-error.js';
 import { defaultLogger, type Logger } from '../log/logger.js';
-import type { TableSpec } from '../sql/schema.js';
+import type { SqlDialect } from '../sql/dialect.js';
+import { constraintName, type TableSpec } from '../sql/schema.js';
 import { BoundedCache } from '../util/bounded-cache.js';
 import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import { positiveWhole } from './delivery.js';
@@ -43,11 +44,19 @@ export interface OutboxOptions {
  * type, the whole event as JSON, when it was written and shipped (ms since
  * the epoch), and why a row could not be shipped.
  *
- * One index only, on the rows waiting to ship: every index is a page each
- * write's commit writes, and the relay finds and marks rows by (seq, id)
- * through this one. The event id is not a key: ids are fresh per event, and
- * a hand-built event published twice ships twice, which at-least-once
- * delivery allows (consumers dedupe on the id).
+ * Two partial indexes, of which a write's insert (shipped_at NULL) enters
+ * only the first: every index entry is a page each write's commit writes.
+ * The rows waiting to ship are indexed by (seq, id), through which the
+ * relay finds and marks them; the shipped rows by `shipped_at`, through
+ * which the prune finds those past the retention without reading the whole
+ * table. A row enters the second index when the relay marks it shipped (in
+ * the relay's batch, not in the write) and leaves the first. The event id
+ * is not a key: ids are fresh per event, and a hand-built event published
+ * twice ships twice, which at-least-once delivery allows (consumers dedupe
+ * on the id).
+ *
+ * A table made before an index was added gets it from the next migration
+ * (the planner creates every declared index a table lacks).
  */
 export function outboxTable(name = 'mfx_outbox'): TableSpec {
   return {
@@ -61,8 +70,12 @@ export function outboxTable(name = 'mfx_outbox'): TableSpec {
       { name: 'shipped_at', type: 'bigint', nullable: true },
       { name: 'error', type: 'string', nullable: true },
     ],
-    // Only rows waiting to ship are indexed: the index stays as small as the backlog, whatever the retention.
-    indexes: [{ name: `ix_${name}_pending`, columns: ['seq', 'id'], unique: false, liveOnly: { column: 'shipped_at', type: 'timestamp' } }],
+    indexes: [
+      // Only rows waiting to ship: the index stays as small as the backlog, whatever the retention.
+      { name: `ix_${name}_pending`, columns: ['seq', 'id'], unique: false, liveOnly: { column: 'shipped_at', type: 'timestamp' } },
+      // Only shipped rows, for the prune (`shipped_at <= ?`): an insert (shipped_at NULL) adds no entry.
+      { name: constraintName('ix', name, 'shipped'), columns: ['shipped_at'], unique: false, whereNotNull: 'shipped_at' },
+    ],
   };
 }
 
@@ -175,27 +188,11 @@ export class OutboxBus implements EventBus {
 
   private statements: { dialect: unknown; sql: RelayStatements } | null = null;
 
-  /**
-   * The relay's SQL, quoted once per bus (per dialect); marking a batch
-   * shipped lists its ids (`shipped(n)`, one statement per size, which the
-   * adapter's statement cache keeps).
-   */
+  /** The relay's SQL, quoted once per bus (per dialect). */
   private get sql(): RelayStatements {
     const dialect = this.db.dialect;
     if (this.statements?.dialect === dialect) return this.statements.sql;
-    const t = this.q(this.table);
-    const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map((c) => this.q(c));
-    const postgres = dialect.name === 'postgres';
-    const sql: RelayStatements = {
-      waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
-      claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-      earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
-      // The batch's ids within its range of seq: found through the pending index (ids are not indexed).
-      shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
-      shippedThrough: `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} <= ? AND (${seq} < ? OR ${id} <= ?)`,
-      broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${shipped} IS NULL AND ${seq} = ? AND ${id} = ?`,
-      prune: `DELETE FROM ${t} WHERE ${shipped} IS NOT NULL AND ${shipped} <= ? RETURNING ${id}`,
-    };
+    const sql = relayStatements(dialect, this.table);
     this.statements = { dialect, sql };
     return sql;
   }
@@ -309,8 +306,8 @@ export class OutboxBus implements EventBus {
   }
 }
 
-/** The relay's statements of one bus (see OutboxBus.sql). */
-interface RelayStatements {
+/** The relay's statements of one bus (see relayStatements). */
+export interface RelayStatements {
   waiting: string;
   claim: string;
   earlier: string;
@@ -319,6 +316,32 @@ interface RelayStatements {
   shippedThrough: string;
   broken: string;
   prune: string;
+}
+
+/**
+ * The relay's statements on `table` in `dialect`; marking a batch shipped
+ * lists its ids (`shipped(n)`, one statement per size, which the adapter's
+ * statement cache keeps). Exported for the tests of their query plans.
+ *
+ * @example
+ * relayStatements(db.dialect, 'mfx_outbox').prune // 'DELETE FROM "mfx_outbox" WHERE "shipped_at" IS NOT NULL AND ...'
+ */
+export function relayStatements(dialect: SqlDialect, table: string): RelayStatements {
+  const q = (identifier: string) => dialect.quote(identifier);
+  const t = q(table);
+  const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map(q);
+  const postgres = dialect.name === 'postgres';
+  return {
+    waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
+    claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
+    // The batch's ids within its range of seq: found through the pending index (ids are not indexed).
+    shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
+    shippedThrough: `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} <= ? AND (${seq} < ? OR ${id} <= ?)`,
+    broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${shipped} IS NULL AND ${seq} = ? AND ${id} = ?`,
+    // Along the shipped index: its condition (`shipped_at IS NOT NULL`) is spelled out, as SQLite's planner wants it.
+    prune: `DELETE FROM ${t} WHERE ${shipped} IS NOT NULL AND ${shipped} <= ? RETURNING ${id}`,
+  };
 }
 
 function decode(row: Row): MfxEvent | string {
