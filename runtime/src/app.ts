@@ -66,7 +66,7 @@ import { type EveryOptions, type Schedule, Scheduler } from './jobs/every.js';
 import { checkScheduleLock, type ScheduleLock, scheduleLockTable, sqlScheduleLock } from './jobs/schedule-lock.js';
 import { SWEEP_JOB_TYPE, sweepDispatcher, sweepHandler } from './scheduler/dispatch.js';
 import { Jobs, type JobsOptions } from './jobs/jobs.js';
-import { JOB_STATUS_MODEL, jobStatusModel } from './jobs/status.js';
+import { JOB_STATUS_INDEXES, JOB_STATUS_MODEL, jobStatusModel } from './jobs/status.js';
 import type { NewJob } from './jobs/types.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -480,6 +480,8 @@ export class App {
     const runner = new Jobs(options, () => this.db, this.log);
     if (runner.statusRoutes) {
       this.register(jobStatusModel());
+      // The prune's partial index, which the model's directives cannot declare (status.ts).
+      this.declareTable(JOB_STATUS_INDEXES);
       this.use('service', runner.visibilityHook(), { models: [JOB_STATUS_MODEL], ops: ['list', 'read'], position: 'before' });
     }
     for (const table of runner.queue.tables ?? []) this.declareTable(table);
@@ -761,8 +763,11 @@ export class App {
 
   /**
    * Declares a system table a feature needs (an outbox, a job queue): the
-   * migration creates it with the models' tables and adds the columns it
-   * gains later. Hooks declare theirs in their `describeHook` metadata.
+   * migration creates it with the models' tables and adds the columns and
+   * indexes it gains later. Hooks declare theirs in their `describeHook`
+   * metadata. A declaration without columns (`tableIndexes(table, indexes)`)
+   * adds indexes to a model's table instead: those the directives cannot
+   * declare, such as a partial one.
    *
    * @example
    * app.declareTable({ name: 'mfx_outbox', columns: [{ name: 'id', type: 'string', nullable: false, primaryKey: true }], indexes: [] });

@@ -87,7 +87,7 @@ export { etag } from './hooks/etag.js';
 export { idempotency, type IdempotencyOptions } from './hooks/idempotency.js';
 export { type Claim, type IdempotencyStore, idempotencyTable, MemoryIdempotencyStore, SqlIdempotencyStore, type StoredResponse } from './hooks/idempotency-store.js';
 export { type HistoryCaller, type HistoryEntry, type HistoryOperation, HistoryWriter, historyObserver, historyOf } from './store/history.js';
-export { historyTableName } from './sql/schema.js';
+export { historyTableName, tableIndexes } from './sql/schema.js';
 export type { ColumnSpec, ForeignKeySpec, IndexColumn, IndexSpec, TableSpec } from './sql/schema.js';
 
 // Errors

@@ -18,10 +18,12 @@ import {
   silentLogger,
   SqlIdempotencyStore,
   type TableSpec,
+  tableIndexes,
 } from '@mfx/runtime';
 import pg from 'pg';
 import { freshSchema, PG_URL } from '../support/backends.js';
 import { loadFixture } from '../support/fixtures.js';
+import { indexDefinition } from '../support/query-plan.js';
 import { memoryLogger, startServer } from '../support/server.js';
 import { eachBackend, postgres, useServer } from '../support/suite.js';
 import { until } from '../support/wait.js';
@@ -126,6 +128,48 @@ eachBackend('system tables', (backend) => {
       assert.deepEqual([again.createdTables, again.addedColumns], [[], []]);
     } finally {
       await server.close();
+    }
+  });
+
+  it("adds the indexes a feature declares without columns to a model's table (tableIndexes), on a table made before them too", async () => {
+    const partial = { name: 'ix_posts_rated', columns: ['rating'], unique: false, whereNotNull: 'rating' };
+    const server = await startServer(backend, { setup: (app) => void app.declareTable(tableIndexes('posts', [partial])) });
+    try {
+      const db = server.app.db;
+      assert.match((await indexDefinition(db, 'ix_posts_rated')) ?? '', /WHERE\s+\(?"?rating"?\s+IS NOT NULL/i);
+      await db.exec('DROP INDEX "ix_posts_rated"');
+      const again = await server.app.migrate();
+      assert.deepEqual(again.statements, [db.dialect.createIndex('posts', partial)]);
+      assert.deepEqual([again.createdTables, again.addedColumns], [[], []]);
+      assert.ok(await indexDefinition(db, 'ix_posts_rated'));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses indexes declared without columns on a table no model has, or named like a model index of another shape', async () => {
+    for (const [declared, message] of [
+      [
+        tableIndexes('no_such_table', [{ name: 'ix_nothing', columns: ['a'], unique: false }]),
+        'mfx: indexes are declared on the table no_such_table, which no model of this database has; a system table needs its columns',
+      ],
+      [
+        tableIndexes('posts', [{ name: 'idx_posts_userId', columns: ['title'], unique: false }]),
+        "mfx: the index idx_posts_userId declared on posts has the name of one of its model's indexes; give it another name",
+      ],
+    ] as const) {
+      const app = createServer({ handleSignals: false, logger: memoryLogger() });
+      app.register(await loadFixture('blog'));
+      app.declareTable(declared);
+      const { adapter, drop } = await backend.open(app.registry);
+      app.setDB(adapter);
+      try {
+        await assert.rejects(app.migrate(), { name: 'ConfigError', message });
+        assert.equal((await adapter.introspect()).has('posts'), false, 'nothing was migrated');
+      } finally {
+        await adapter.close();
+        await drop();
+      }
     }
   });
 

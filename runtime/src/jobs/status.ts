@@ -8,6 +8,7 @@
 import type { Executor } from '../db/adapter.js';
 import type { CompiledValidator, LoadedManifest } from '../manifest/load.js';
 import { validatorExportName } from '../manifest/types.js';
+import { constraintName, tableIndexes } from '../sql/schema.js';
 import { jobStatusManifest } from './job-status.manifest.js';
 import { DuplicateJobError, type QueuedJob } from './types.js';
 
@@ -61,13 +62,41 @@ export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'dead', 'cance
 const TERMINAL = TERMINAL_STATES.map((state) => `'${state}'`).join(', ');
 
 /**
- * At most `?` rows of finished jobs completed before `?`, oldest first. The outer WHERE repeats the
- * condition: on PostgreSQL a row enqueued again under its id (ENQUEUED_SQL) meanwhile is re-checked
- * as it now stands and kept.
+ * The index the prune walks in `completed_at` order: partial, over the rows that have a
+ * `completed_at` (finished jobs), so the enqueue's insert (completed_at NULL) adds no entry to
+ * its commit; a row enters it when its job finishes (in the worker, not in the request) and
+ * leaves it when enqueued again under its id. Declared by the runtime (`app.jobs` with status
+ * rows) rather than by the model: the `index` directives declare full indexes only, and a full
+ * one would be an entry in every enqueue's commit (docs/decisions.md, "The job status prune's index").
  */
-const PRUNE_SQL =
-  `DELETE FROM ${JOB_STATUS_TABLE} WHERE id IN (SELECT id FROM ${JOB_STATUS_TABLE} WHERE status IN (${TERMINAL}) AND completed_at < ? ORDER BY completed_at LIMIT ?) ` +
-  `AND status IN (${TERMINAL}) AND completed_at < ? RETURNING id`;
+export const JOB_STATUS_INDEXES = tableIndexes(JOB_STATUS_TABLE, [
+  { name: constraintName('ix', JOB_STATUS_TABLE, 'completed'), columns: ['completed_at'], unique: false, whereNotNull: 'completed_at' },
+]);
+
+/**
+ * At most `?` rows of finished jobs completed before `?`, oldest first, found along the
+ * completed index (JOB_STATUS_INDEXES; `completed_at < ?` implies the index's `IS NOT NULL`),
+ * then deleted by their ids. The outer WHERE repeats the condition: on PostgreSQL a row enqueued
+ * again under its id (ENQUEUED_SQL) meanwhile is re-checked as it now stands and kept.
+ *
+ * On SQLite the status is written `+status`: the unary plus keeps the term off the status
+ * index. SQLite plans without statistics, and three equalities on `status` look more selective
+ * to it than a range of `completed_at`: it would read every finished row through the status
+ * index and sort them (the inner SELECT), and test every finished row against the batch's ids
+ * instead of looking the ids up by key (the outer DELETE). PostgreSQL plans by its statistics,
+ * where finished rows are most of the table, and has no unary plus for text.
+ *
+ * @example
+ * await db.raw(pruneSql(db.dialect.name), [cutoff, 500, cutoff]);
+ */
+export function pruneSql(dialect: string): string {
+  return dialect === 'sqlite' ? PRUNE_SQL.sqlite : PRUNE_SQL.postgres;
+}
+
+const pruneStatement = (status: string) =>
+  `DELETE FROM ${JOB_STATUS_TABLE} WHERE id IN (SELECT id FROM ${JOB_STATUS_TABLE} WHERE ${status} IN (${TERMINAL}) AND completed_at < ? ORDER BY completed_at LIMIT ?) ` +
+  `AND ${status} IN (${TERMINAL}) AND completed_at < ? RETURNING id`;
+const PRUNE_SQL = { sqlite: pruneStatement('+status'), postgres: pruneStatement('status') };
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -98,7 +127,8 @@ export class StatusSink {
   /** Deletes at most `limit` rows of jobs that finished before `before`; resolves with how many went. */
   async prune(before: Date, limit: number): Promise<number> {
     const cutoff = before.toISOString();
-    return (await this.db().raw(PRUNE_SQL, [cutoff, limit, cutoff])).length;
+    const db = this.db();
+    return (await db.raw(pruneSql(db.dialect.name), [cutoff, limit, cutoff])).length;
   }
 
   /** What a transition needs of a job's row (cancelling knows only the id). */

@@ -8,6 +8,7 @@
  * when it changes something.
  */
 import type { ColumnInfo, Executor } from '../db/adapter.js';
+import { ConfigError } from '../errors/api-error.js';
 import type { ModelMeta } from '../registry/model-meta.js';
 import { dropColumnStatement, liveDuplicatesQuery, renameColumnStatement } from '../sql/ddl.js';
 import type { SchemaSnapshot, UniqueKeyInfo } from '../sql/dialect.js';
@@ -67,7 +68,12 @@ interface HistoryKeys {
 export async function planMigration(db: Executor, models: readonly ModelMeta[], systemTables: readonly TableSpec[] = []): Promise<MigrationPlan> {
   const names = new Map(models.map((m) => [m.name, m.table]));
   const planned = models.map((model) => ({ model, table: modelTable(model.manifest, names), history: historyTable(model.manifest) }));
-  const system = systemTablesOf(systemTables, planned.flatMap((p) => (p.history ? [p.table.name, p.history.name] : [p.table.name])));
+  const { tables: system, indexesOf } = systemTablesOf(systemTables, planned.flatMap((p) => (p.history ? [p.table.name, p.history.name] : [p.table.name])));
+  // Indexes features declare on the models' tables are created with the tables' own (tableIndexes).
+  for (const p of planned) {
+    p.table = withIndexes(p.table, indexesOf.get(p.table.name));
+    if (p.history) p.history = withIndexes(p.history, indexesOf.get(p.history.name));
+  }
 
   const planner = new Planner(db, await db.dialect.introspect(db));
   for (const { model, table, history } of planned) {
@@ -81,6 +87,19 @@ export async function planMigration(db: Executor, models: readonly ModelMeta[], 
   // PostgreSQL checks that referenced tables exist, so constraints come after every table.
   planner.foreignKeys([...planned.map((p) => p.table), ...system]);
   return planner.plan;
+}
+
+/** `table` with the `extra` indexes a feature declared on it; one named like an index of the table's own must be that index. */
+function withIndexes(table: TableSpec, extra: readonly IndexSpec[] | undefined): TableSpec {
+  if (!extra || extra.length === 0) return table;
+  const added = extra.filter((index) => {
+    const own = table.indexes.find((i) => i.name === index.name);
+    if (own && JSON.stringify(own) !== JSON.stringify(index)) {
+      throw new ConfigError(`the index ${index.name} declared on ${table.name} has the name of one of its model's indexes; give it another name`);
+    }
+    return !own;
+  });
+  return { ...table, indexes: [...table.indexes, ...added] };
 }
 
 /**

@@ -11,6 +11,7 @@ export {
   type LiveMarker,
   modelTable,
   searchColumns,
+  tableIndexes,
   type TableSpec,
 } from './schema.js';
 export { buildHistoryTemplates, buildSqlTemplates, type HistoryTemplates, notDeleted } from './templates.js';

@@ -80,6 +80,20 @@ export interface TableSpec {
 }
 
 /**
+ * Indexes a feature adds to a table a model owns, declared like a system
+ * table without columns (`app.declareTable`): the migration creates those
+ * the table lacks, on a new table and an existing one alike. For indexes
+ * the model directives cannot express, such as the runtime's partial index
+ * on its own `job_statuses` (`index:` declares full indexes only).
+ *
+ * @example
+ * app.declareTable(tableIndexes('job_statuses', [{ name: 'ix_job_statuses_completed', columns: ['completed_at'], unique: false, whereNotNull: 'completed_at' }]));
+ */
+export function tableIndexes(table: string, indexes: readonly IndexSpec[]): TableSpec {
+  return { name: table, columns: [], indexes };
+}
+
+/**
  * A constraint or index name: PostgreSQL truncates identifiers at 63 bytes,
  * so long names keep a hash and stay distinct.
  *
