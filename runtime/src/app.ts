@@ -67,7 +67,7 @@ import { checkScheduleLock, type ScheduleLock, scheduleLockTable, sqlScheduleLoc
 import { SWEEP_JOB_TYPE, sweepDispatcher, sweepHandler } from './scheduler/dispatch.js';
 import { Jobs, type JobsOptions } from './jobs/jobs.js';
 import { JOB_STATUS_INDEXES, JOB_STATUS_MODEL, jobStatusModel } from './jobs/status.js';
-import type { NewJob } from './jobs/types.js';
+import { jobTypeProblem, type NewJob } from './jobs/types.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -527,6 +527,8 @@ export class App {
     const intervalMs = durationMs(interval, 0, 'app.every() interval');
     if (intervalMs < 1) throw new ConfigError('app.every() needs an interval of at least 1ms, such as "5m"');
     if (!job || typeof job.type !== 'string' || job.type === '') throw new ConfigError("app.every() needs a job with a type: app.every('5m', { type: 'cache.refresh' })");
+    const problem = jobTypeProblem(job.type);
+    if (problem) throw new ConfigError(`app.every(): ${problem}`);
     checkScheduleLock(options.lock, 'app.every()');
     this.schedules.push({ intervalMs, job, options });
     return this;

@@ -67,6 +67,11 @@ export const errorCatalogue = {
     message: 'internal server error',
     when: "the write was committed, but the job it enqueues after the commit (a queue that cannot join the transaction, such as redisQueue) could not be enqueued: the record stands, the job does not exist (no job_statuses row)",
   },
+  INVALID_JOB_TYPE: {
+    status: 500,
+    message: 'internal server error',
+    when: "a hook or action enqueued a job whose type is not a job type name (dotted segments of letters, digits, '_' or '-'): the code's mistake, logged with the type and why; nothing is enqueued, and the transaction the request runs in rolls back",
+  },
   DECRYPTION_ERROR: { status: 500, message: 'internal server error', when: 'a stored encrypted value fails authentication or names an unknown key id (logged with model, id and field, never the value)' },
 } as const satisfies Record<string, { status: number; message: string; when: string }>;
 

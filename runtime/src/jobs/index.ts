@@ -1,5 +1,5 @@
 // Background jobs (DESIGN "Jobs and scheduling"): the queue contract, the in-process and SQL queues, the worker's types and the job status record.
-export { DEFAULT_MAX_RETRY, DuplicateJobError, JobCancelError, type ClaimedJob, type ClaimOptions, type JobQueue, type NackOptions, type NewJob, type QueuedJob, normaliseJob } from './types.js';
+export { DEFAULT_MAX_RETRY, DuplicateJobError, JobCancelError, type ClaimedJob, type ClaimOptions, type JobQueue, type NackOptions, type NewJob, type QueuedJob, jobTypeProblem, normaliseJob } from './types.js';
 export { memoryQueue } from './memory-queue.js';
 export { ENCRYPTED_PAYLOAD_PREFIX, jobTable, type SqlJobQueue, type SqlQueueOptions, sqlQueue } from './sql-queue.js';
 export { type BackoffOptions, DEFAULT_BACKOFF, type JobContext, type JobHandler, type JobResult, retryDelay, type WorkerOptions } from './worker.js';

@@ -17,7 +17,7 @@ import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import type { ScheduleLock } from './schedule-lock.js';
 import { type RetentionOptions, resolveRetention, StatusPruner } from './retention.js';
 import { JOB_STATUS_MODEL, StatusSink, transitionOf } from './status.js';
-import { JobCancelError, type JobQueue, type NewJob, normaliseJob, type QueuedJob } from './types.js';
+import { JobCancelError, type JobQueue, jobTypeProblem, type NewJob, normaliseJob, type QueuedJob } from './types.js';
 import { Worker, type WorkerOptions } from './worker.js';
 
 export interface JobsOptions extends WorkerOptions, RetentionOptions {
@@ -82,6 +82,14 @@ export class Jobs {
    * the commit.
    */
   async enqueue(input: NewJob, ctx?: Context): Promise<string> {
+    if (ctx) {
+      // In a request a bad type is the code's mistake, not the client's: 500 INVALID_JOB_TYPE, the reason in the log.
+      const problem = jobTypeProblem(input?.type);
+      if (problem) {
+        ctx.log.error({ requestId: ctx.requestId, model: ctx.model?.name, op: ctx.op, type: input?.type }, `a job was enqueued with a bad type, so the request fails: ${problem}`);
+        throw new ApiError('INVALID_JOB_TYPE');
+      }
+    }
     const job: NewJob = {
       ...input,
       actorId: input.actorId !== undefined ? input.actorId : (ctx?.identity?.userId ?? null),
@@ -184,7 +192,13 @@ function checkOptions(options: JobsOptions): void {
   if (!options.handlers || typeof options.handlers !== 'object') throw new ConfigError("app.jobs() needs handlers by job type: { 'report.build': async (job, ctx) => ({ url }) }");
   if (Object.hasOwn(options.handlers, SWEEP_JOB_TYPE)) throw new ConfigError(`the job type ${SWEEP_JOB_TYPE} is the runtime's own (scheduled sweeps dispatched through the queue): name your job type otherwise`);
   for (const [type, handler] of Object.entries(options.handlers)) {
+    const problem = jobTypeProblem(type);
+    if (problem) throw new ConfigError(`app.jobs() handlers: ${problem}`);
     if (typeof handler !== 'function') throw new ConfigError(`the handler of job type ${type} must be a function (job, ctx) => ({ url?, output? })`);
+  }
+  if (options.dlqType !== undefined) {
+    const problem = jobTypeProblem(options.dlqType);
+    if (problem) throw new ConfigError(`app.jobs() dlqType: ${problem}`);
   }
 }
 

@@ -112,9 +112,34 @@ export interface JobQueue {
   close(): Promise<void>;
 }
 
-/** The dates and defaults every adapter applies alike to a new job. */
+/** A job type's segment: letters, digits, '_' and '-' (as in event patterns: events/delivery.ts). */
+const TYPE_SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * What is wrong with a job type, or null when it is one: dotted segments of
+ * ASCII letters, digits, '_' or '-' (`email.send`, `report-build`). A job
+ * type names the events `job.<type>.completed` and `job.<type>.failed`,
+ * which subscribers and brokers match by pattern: an empty segment, a
+ * wildcard (`*`, `>`, `#`), whitespace or any other character would make
+ * those events unmatchable or match what they should not.
+ *
+ * @example
+ * jobTypeProblem('email.send') // null
+ * jobTypeProblem('email..send') // 'the job type "email..send" has an empty segment: ...'
+ */
+export function jobTypeProblem(type: unknown): string | null {
+  if (typeof type !== 'string' || type === '') return 'a job needs a type (a non-empty string that selects its handler)';
+  const rule = `a job type is dotted segments of letters, digits, '_' or '-', such as "email.send" (it names the events job.<type>.completed and job.<type>.failed, which subscribers match by pattern)`;
+  if (type.split('.').some((segment) => segment === '')) return `the job type ${JSON.stringify(type)} has an empty segment: ${rule}`;
+  const bad = [...type].find((c) => c !== '.' && !TYPE_SEGMENT.test(c));
+  if (bad !== undefined) return `the job type ${JSON.stringify(type)} has the character ${JSON.stringify(bad)}: ${rule}`;
+  return null;
+}
+
+/** The dates and defaults every adapter applies alike to a new job; a bad type (jobTypeProblem) is a TypeError. */
 export function normaliseJob(job: NewJob, makeId: () => string): QueuedJob {
-  if (!job || typeof job.type !== 'string' || job.type === '') throw new TypeError('a job needs a type (a non-empty string that selects its handler)');
+  const problem = jobTypeProblem(job?.type);
+  if (problem) throw new TypeError(problem);
   const maxRetry = job.maxRetry ?? DEFAULT_MAX_RETRY;
   if (!Number.isInteger(maxRetry) || maxRetry < 0) throw new TypeError(`maxRetry of a ${job.type} job must be a whole number ≥ 0, not ${String(job.maxRetry)}`);
   const notBefore = job.notBefore == null ? null : new Date(job.notBefore);

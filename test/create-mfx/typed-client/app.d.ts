@@ -260,7 +260,7 @@ export interface components {
                  * @description stable code; switch on it
                  * @enum {string}
                  */
-                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_TOKEN_MISSING" | "CSRF_COOKIE_MISSING" | "CSRF_TOKEN_MISMATCH" | "CSRF_ORIGIN_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_FORMAT" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "TIMEOUT" | "METHOD_NOT_IMPLEMENTED" | "NO_STORAGE" | "EXPORT_BUSY" | "REALTIME_BUSY" | "XLSX_NOT_INSTALLED" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED" | "ROLLUP_NO_TX" | "JOB_ENQUEUE_FAILED" | "DECRYPTION_ERROR";
+                code: "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_TOKEN_MISSING" | "CSRF_COOKIE_MISSING" | "CSRF_TOKEN_MISMATCH" | "CSRF_ORIGIN_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "FOREIGN_KEY_VIOLATION" | "DELETE_RESTRICTED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "FILE_TOO_LARGE" | "EXPORT_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "FILE_TYPE_NOT_ALLOWED" | "VALIDATION_ERROR" | "MISSING_LOCALE" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_QUERY" | "INVALID_FORMAT" | "INVALID_AGGREGATE" | "INVALID_JSON" | "EMPTY_BODY" | "BODY_READ_ERROR" | "MULTIPART_ERROR" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "TIMEOUT" | "METHOD_NOT_IMPLEMENTED" | "NO_STORAGE" | "EXPORT_BUSY" | "REALTIME_BUSY" | "XLSX_NOT_INSTALLED" | "DB_ERROR" | "INTERNAL" | "PANIC" | "TX_BEGIN_ERROR" | "TX_COMMIT_ERROR" | "ENCRYPTION_NOT_CONFIGURED" | "ROLLUP_NO_TX" | "JOB_ENQUEUE_FAILED" | "INVALID_JOB_TYPE" | "DECRYPTION_ERROR";
                 /** @description what went wrong and how to fix it */
                 message: string;
                 /** @description VALIDATION_ERROR: one entry per bad field; CONFLICT and FOREIGN_KEY_VIOLATION: table, column and detail */
@@ -486,6 +486,8 @@ export interface components {
          *     ROLLUP_NO_TX: a write of a rollup's child model ran without a transaction (register transaction() for its create, update and delete); nothing was written
          *
          *     JOB_ENQUEUE_FAILED: the write was committed, but the job it enqueues after the commit (a queue that cannot join the transaction, such as redisQueue) could not be enqueued: the record stands, the job does not exist (no job_statuses row)
+         *
+         *     INVALID_JOB_TYPE: a hook or action enqueued a job whose type is not a job type name (dotted segments of letters, digits, '_' or '-'): the code's mistake, logged with the type and why; nothing is enqueued, and the transaction the request runs in rolls back
          *
          *     DECRYPTION_ERROR: a stored encrypted value fails authentication or names an unknown key id (logged with model, id and field, never the value)
          */
