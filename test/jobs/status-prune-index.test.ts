@@ -60,7 +60,7 @@ eachBackend('job status prune index', (backend) => {
     });
     if (backend.name === 'postgres') await app.db.exec('ANALYZE job_statuses');
     const cutoff = iso(Date.now() - 7 * 86_400_000);
-    const plan = await queryPlan(app.db, pruneSql(app.db.dialect.name), [cutoff, 500, cutoff], { enable_seqscan: 'off' });
+    const plan = await queryPlan(app.db, pruneSql(app.db.dialect), [cutoff, 500, cutoff], { enable_seqscan: 'off' });
     assert.match(plan, new RegExp(`\\b${COMPLETED}\\b`), plan);
     if (backend.name === 'sqlite') {
       // The batch along the completed index, then each of its rows by key (not every finished row through the status index).

@@ -9,6 +9,7 @@ import type { Executor } from '../db/adapter.js';
 import type { CompiledValidator, LoadedManifest } from '../manifest/load.js';
 import { validatorExportName } from '../manifest/types.js';
 import { constraintName, tableIndexes } from '../sql/schema.js';
+import type { SqlDialect } from '../sql/dialect.js';
 import { jobStatusManifest } from './job-status.manifest.js';
 import { DuplicateJobError, type QueuedJob } from './types.js';
 
@@ -79,24 +80,30 @@ export const JOB_STATUS_INDEXES = tableIndexes(JOB_STATUS_TABLE, [
  * then deleted by their ids. The outer WHERE repeats the condition: on PostgreSQL a row enqueued
  * again under its id (ENQUEUED_SQL) meanwhile is re-checked as it now stands and kept.
  *
- * On SQLite the status is written `+status`: the unary plus keeps the term off the status
- * index. SQLite plans without statistics, and three equalities on `status` look more selective
- * to it than a range of `completed_at`: it would read every finished row through the status
- * index and sort them (the inner SELECT), and test every finished row against the batch's ids
- * instead of looking the ids up by key (the outer DELETE). PostgreSQL plans by its statistics,
- * where finished rows are most of the table, and has no unary plus for text.
+ * The status is kept off its index (`dialect.unindexed`, `+status` on SQLite): SQLite plans
+ * without statistics, and three equalities on `status` look more selective to it than a range
+ * of `completed_at`, so it would read every finished row through the status index and sort them
+ * (the inner SELECT), and test every finished row against the batch's ids instead of looking the
+ * ids up by key (the outer DELETE). PostgreSQL plans by its statistics, where finished rows are
+ * most of the table.
  *
  * @example
- * await db.raw(pruneSql(db.dialect.name), [cutoff, 500, cutoff]);
+ * await db.raw(pruneSql(db.dialect), [cutoff, 500, cutoff]);
  */
-export function pruneSql(dialect: string): string {
-  return dialect === 'sqlite' ? PRUNE_SQL.sqlite : PRUNE_SQL.postgres;
+export function pruneSql(dialect: SqlDialect): string {
+  let sql = pruneStatements.get(dialect.name);
+  if (sql === undefined) {
+    const status = dialect.unindexed('status');
+    sql =
+      `DELETE FROM ${JOB_STATUS_TABLE} WHERE id IN (SELECT id FROM ${JOB_STATUS_TABLE} WHERE ${status} IN (${TERMINAL}) AND completed_at < ? ORDER BY completed_at LIMIT ?) ` +
+      `AND ${status} IN (${TERMINAL}) AND completed_at < ? RETURNING id`;
+    pruneStatements.set(dialect.name, sql);
+  }
+  return sql;
 }
 
-const pruneStatement = (status: string) =>
-  `DELETE FROM ${JOB_STATUS_TABLE} WHERE id IN (SELECT id FROM ${JOB_STATUS_TABLE} WHERE ${status} IN (${TERMINAL}) AND completed_at < ? ORDER BY completed_at LIMIT ?) ` +
-  `AND ${status} IN (${TERMINAL}) AND completed_at < ? RETURNING id`;
-const PRUNE_SQL = { sqlite: pruneStatement('+status'), postgres: pruneStatement('status') };
+// The prune's statement per dialect, built on first use.
+const pruneStatements = new Map<string, string>();
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -128,7 +135,7 @@ export class StatusSink {
   async prune(before: Date, limit: number): Promise<number> {
     const cutoff = before.toISOString();
     const db = this.db();
-    return (await db.raw(pruneSql(db.dialect.name), [cutoff, limit, cutoff])).length;
+    return (await db.raw(pruneSql(db.dialect), [cutoff, limit, cutoff])).length;
   }
 
   /** What a transition needs of a job's row (cancelling knows only the id). */

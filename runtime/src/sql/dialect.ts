@@ -94,6 +94,14 @@ export interface SqlDialect {
    */
   readonly lockRowsSkipLockedClause: string;
   /**
+   * A reference to a column (already quoted or a registry name) that the
+   * planner is not to answer through an index: `+column` on SQLite, whose
+   * planner has no statistics unless ANALYZE ran and takes a unary plus as
+   * "not through an index"; the column itself on PostgreSQL, which plans by
+   * its statistics (and has no unary plus for text).
+   */
+  unindexed(column: string): string;
+  /**
    * Whether a failed statement poisons the whole transaction (PostgreSQL):
    * work that may fail without failing the request runs inside a SAVEPOINT.
    */

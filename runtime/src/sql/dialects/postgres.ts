@@ -93,6 +93,7 @@ export const postgres: SqlDialect = {
   lockRowsClause: ' FOR UPDATE',
   lockRowsNoKeyClause: ' FOR NO KEY UPDATE',
   lockRowsSkipLockedClause: ' FOR UPDATE SKIP LOCKED',
+  unindexed: (column) => column,
   failedStatementAbortsTransaction: true,
   mapError: mapPostgresError,
 

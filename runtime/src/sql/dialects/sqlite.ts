@@ -90,6 +90,7 @@ export const sqlite: SqlDialect = {
   lockRowsClause: '',
   lockRowsNoKeyClause: '',
   lockRowsSkipLockedClause: '',
+  unindexed: (column) => `+${column}`,
   failedStatementAbortsTransaction: false,
   mapError: mapSqliteError,
 
