@@ -330,10 +330,9 @@ export function relayStatements(dialect: SqlDialect, table: string): RelayStatem
   const q = (identifier: string) => dialect.quote(identifier);
   const t = q(table);
   const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map(q);
-  const postgres = dialect.name === 'postgres';
   return {
     waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
-    claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${dialect.lockRowsSkipLockedClause}`,
     earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
     // The batch's ids within its range of seq: found through the pending index (ids are not indexed).
     shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
