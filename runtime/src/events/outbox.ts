@@ -220,17 +220,22 @@ export class OutboxBus implements EventBus {
       const events: MfxEvent[] = [];
       const ok: string[] = [];
       const broken: { id: string; seq: unknown; error: string }[] = [];
-      for (const row of rows) {
-        const decoded = this.written.take(String(row.id))?.event ?? decode(row);
+      // The claim reads keys only: the events this process wrote are in memory, the others' rows are read here.
+      const kept = rows.map((row) => this.written.take(String(row.id))?.event);
+      const stored = kept.includes(undefined) ? await this.storedRows(tx, rows, kept) : null;
+      rows.forEach((row, i) => {
+        const id = String(row.id);
+        const full = stored?.get(id) ?? row;
+        const decoded = kept[i] ?? decode(full);
         if (typeof decoded !== 'string') {
           events.push(decoded);
-          ok.push(String(row.id));
-          continue;
+          ok.push(id);
+          return;
         }
-        broken.push({ id: String(row.id), seq: row.seq, error: decoded });
-        this.log.error({ outboxId: row.id, type: row.type, err: decoded, dlqType: this.dlqType }, this.dlqType ? 'outbox row dead-lettered: it cannot be decoded' : 'outbox row dropped: it cannot be decoded and the outbox has no dlqType');
-        if (this.dlqType) events.push(deadRow(row, this.dlqType));
-      }
+        broken.push({ id, seq: row.seq, error: decoded });
+        this.log.error({ outboxId: row.id, type: full.type, err: decoded, dlqType: this.dlqType }, this.dlqType ? 'outbox row dead-lettered: it cannot be decoded' : 'outbox row dropped: it cannot be decoded and the outbox has no dlqType');
+        if (this.dlqType) events.push(deadRow(full, this.dlqType));
+      });
       if (events.length > 0) await this.relayTo.publish(events);
       const now = Date.now();
       for (const b of broken) await tx.raw(sql.broken, [now, b.error, b.seq, b.id]);
@@ -246,6 +251,17 @@ export class OutboxBus implements EventBus {
       }
       return rows.length;
     });
+  }
+
+  /**
+   * The type and payload of the claimed rows whose events this process does
+   * not hold (written by another replica or before a restart, or evicted),
+   * by id, in one statement along the pending index; the claim keeps them locked.
+   */
+  private async storedRows(tx: Executor, rows: readonly Row[], kept: readonly (MfxEvent | undefined)[]): Promise<Map<string, Row>> {
+    const ids = rows.filter((_, i) => kept[i] === undefined).map((row) => String(row.id));
+    const found = await tx.raw(this.sql.stored(ids.length), [rows[0]!.seq, rows[rows.length - 1]!.seq, ...ids]);
+    return new Map(found.map((row) => [String(row.id), row]));
   }
 
   /** Deletes rows shipped longer than the retention ago; resolves with how many. */
@@ -309,7 +325,10 @@ export class OutboxBus implements EventBus {
 /** The relay's statements of one bus (see relayStatements). */
 export interface RelayStatements {
   waiting: string;
+  /** The next batch's keys, in order (locked on PostgreSQL). */
   claim: string;
+  /** The id, type and payload of `n` claimed rows, by id within their range of seq. */
+  stored: (count: number) => string;
   earlier: string;
   shipped: (count: number) => string;
   /** SQLite: marks every waiting row up to (seq, id) of the batch's last. */
@@ -328,14 +347,16 @@ export interface RelayStatements {
  */
 export function relayStatements(dialect: SqlDialect, table: string): RelayStatements {
   const q = (identifier: string) => dialect.quote(identifier);
+  const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const t = q(table);
   const [id, seq, type, payload, shipped, error] = ['id', 'seq', 'type', 'payload', 'shipped_at', 'error'].map(q);
   return {
     waiting: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL LIMIT 1`,
-    claim: `SELECT ${id} AS id, ${seq} AS seq, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${dialect.lockRowsSkipLockedClause}`,
+    claim: `SELECT ${id} AS id, ${seq} AS seq FROM ${t} WHERE ${shipped} IS NULL ORDER BY ${seq}, ${id} LIMIT ?${dialect.lockRowsSkipLockedClause}`,
+    stored: (n) => `SELECT ${id} AS id, ${type} AS type, ${payload} AS payload FROM ${t} WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${marks(n)})`,
     earlier: `SELECT 1 AS one FROM ${t} WHERE ${shipped} IS NULL AND (${seq} < ? OR (${seq} = ? AND ${id} < ?)) LIMIT 1`,
     // The batch's ids within its range of seq: found through the pending index (ids are not indexed).
-    shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${Array.from({ length: n }, () => '?').join(', ')})`,
+    shipped: (n) => `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} >= ? AND ${seq} <= ? AND ${id} IN (${marks(n)})`,
     shippedThrough: `UPDATE ${t} SET ${shipped} = ? WHERE ${shipped} IS NULL AND ${seq} <= ? AND (${seq} < ? OR ${id} <= ?)`,
     broken: `UPDATE ${t} SET ${shipped} = ?, ${error} = ? WHERE ${shipped} IS NULL AND ${seq} = ? AND ${id} = ?`,
     // Along the shipped index: its condition (`shipped_at IS NOT NULL`) is spelled out, as SQLite's planner wants it.

@@ -50,25 +50,40 @@ const typesOf = new Map<string, Record<WriteOp, string>>();
  * await bus.publish([{ ...event, data: redactRow(app.registry.get('User'), row) }]);
  */
 export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>, row: Record<string, unknown>): Record<string, unknown> {
+  if (model.fieldsWith) return redactorOf(model.fieldsWith('recorded'))(row);
   const out: Record<string, unknown> = {};
-  for (const [column, name] of keptColumns(model)) {
-    // An undefined value is left out, as the event's JSON (what a broker or the outbox carries) leaves it out.
-    const value = Object.hasOwn(row, column) ? row[column] : name !== column ? row[name] : undefined;
-    if (value !== undefined) out[column] = value;
+  for (const field of model.fields) {
+    if (!fieldRoles(field).recorded) continue;
+    const value = Object.hasOwn(row, field.column) ? row[field.column] : field.name !== field.column ? row[field.name] : undefined;
+    if (value !== undefined) out[field.column] = value;
   }
   return out;
 }
 
-// The column and field name of each kept field, per registered model's recorded-field list (made once).
-const kept = new WeakMap<readonly FieldManifest[], readonly (readonly [string, string])[]>();
+type Redactor = (row: Record<string, unknown>) => Record<string, unknown>;
 
-/** What `redactRow` keeps: a registered model's recorded fields (listed once per model), a bare manifest's filtered here. */
-function keptColumns(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>): readonly (readonly [string, string])[] {
-  if (!model.fieldsWith) return model.fields.filter((f) => fieldRoles(f).recorded).map((f) => [f.column, f.name] as const);
-  const recorded = model.fieldsWith('recorded');
-  let pairs = kept.get(recorded);
-  if (!pairs) kept.set(recorded, (pairs = recorded.map((f) => [f.column, f.name] as const)));
-  return pairs;
+// The redactor of each registered model's recorded-field list, made once.
+const redactors = new WeakMap<readonly FieldManifest[], Redactor>();
+
+/**
+ * Straight-line code copying the recorded fields by column name (as the
+ * record decoders are, store/codec.ts): the events of a model share one
+ * object shape, which its stores and the outbox's JSON.stringify keep to,
+ * where a loop's computed keys go through V8's slowest property paths. A
+ * value is looked up by column name, then by field name (a record); an
+ * undefined one is left out, as the event's JSON leaves it out.
+ */
+function redactorOf(recorded: readonly FieldManifest[]): Redactor {
+  let redact = redactors.get(recorded);
+  if (redact) return redact;
+  const lines = recorded.map(({ column, name }) => {
+    const [c, n] = [JSON.stringify(column), JSON.stringify(name)];
+    const read = `(Object.hasOwn(row, ${c}) ? row[${c}] : ${name === column ? 'undefined' : `row[${n}]`})`;
+    return `v = ${read}; if (v !== undefined) out[${c}] = v;`;
+  });
+  redact = new Function(`return function redact(row) { const out = {}; let v; ${lines.join(' ')} return out; }`)() as Redactor;
+  redactors.set(recorded, redact);
+  return redact;
 }
 
 /**
