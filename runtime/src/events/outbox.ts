@@ -25,7 +25,7 @@ import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types
 export interface OutboxOptions {
   /** The bus committed events are shipped to (a broker bus, or a memoryBus). */
   relayTo: EventBus;
-  /** How often the relay looks for committed rows; default '1s'. A full batch is followed by the next at once. */
+  /** How often the relay looks for committed rows; default '1s'. A full batch is followed by the next at once, and a batch's worth of events written by this process since the last look brings the next one forward. */
   interval?: Duration;
   /** Rows shipped per transaction; default 100. */
   batch?: number;
@@ -120,6 +120,9 @@ export class OutboxBus implements EventBus {
   private running = false;
   private failures = 0;
   private lastPrune = 0;
+  /** Events published through this bus since the relay last looked, and whether a batch of them came while it shipped (see lookNow). */
+  private writtenSinceLook = 0;
+  private lookAgain = false;
   /** Events this process wrote to the table, by id, until the relay ships their rows (see WRITTEN_EVENTS_BYTES). */
   private readonly written = new BoundedCache<string, { event: MfxEvent; chars: number }>(WRITTEN_EVENTS_BYTES, (_id, kept) => 2 * kept.chars + WRITTEN_EVENT_OVERHEAD);
 
@@ -160,6 +163,8 @@ export class OutboxBus implements EventBus {
     events.forEach((event, i) => {
       if (isRecordEvent(event)) this.written.add(event.id, { event, chars: (params[5 * i + 3] as string).length });
     });
+    this.writtenSinceLook += events.length;
+    if (this.writtenSinceLook >= this.batch) this.lookNow();
   }
 
   private insertOne: string | null = null;
@@ -286,17 +291,40 @@ export class OutboxBus implements EventBus {
     this.timer.unref();
   }
 
+  /**
+   * Brings the relay's next look forward when this process has written a
+   * full batch since the last one, rather than waiting out the interval:
+   * under load the relay then ships batch after batch as they fill, so an
+   * event waits for about one batch of writes instead of up to an interval
+   * of them (kept in memory meanwhile: at 2,000 writes a second, 2,000
+   * events outliving young-generation collections). While a batch is being
+   * shipped the next look follows it at once; never while the relay backs
+   * off after failures.
+   */
+  private lookNow(): void {
+    if (!this.running || this.failures > 0) return;
+    if (this.timer === null) {
+      this.lookAgain = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.schedule(0);
+  }
+
   private async relay(): Promise<void> {
+    this.writtenSinceLook = 0;
+    this.lookAgain = false;
     let next = this.intervalMs;
     try {
       const shipped = await this.relayOnce();
       this.failures = 0;
-      if (shipped === this.batch) next = 0;
       const now = Date.now();
       if (now - this.lastPrune >= Math.min(this.retentionMs, 60_000)) {
         this.lastPrune = now;
         await this.prune(now);
       }
+      if (shipped === this.batch || this.lookAgain) next = 0;
     } catch (error) {
       this.failures++;
       next = Math.min(Math.max(this.intervalMs, 100) * 2 ** (this.failures - 1), MAX_BACKOFF_MS);

@@ -142,6 +142,24 @@ eachBackend('outboxBus', (backend) => {
     assert.equal(await pending(), 0);
   });
 
+  // Without the look brought forward the batch would wait an hour: the timeout turns that into a failure.
+  it("looks again at once when the process has written a batch's worth since its last look, whatever its interval", { timeout: 60_000 }, async () => {
+    await drain();
+    const relay = outboxBus(() => server.app.db, { relayTo, interval: '1h', batch: 5, logger });
+    const from = seen.seen.length;
+    // The first look ships what is there, then the next would be an hour away.
+    await outbox.publish([event(4000)]);
+    relay.start();
+    await seen.count(from + 1);
+    // Fewer than a batch waits for the interval; the fifth event since the last look brings it forward.
+    const batch = [event(4001), event(4002), event(4003), event(4004), event(4005)];
+    for (const e of batch) await relay.publish([e]);
+    const shipped = (await seen.count(from + 6)).slice(from);
+    await relay.stop();
+    assert.deepEqual(shipped.map((e) => e.recordId), ['4000', '4001', '4002', '4003', '4004', '4005']);
+    assert.equal(await pending(), 0);
+  });
+
   it('keeps the rows when the broker refuses a batch and ships them on the next try', async () => {
     await drain();
     let refuse = true;
