@@ -5,28 +5,15 @@
 // along it.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { type MfxEvent, memoryBus, outboxBus, outboxTable, publishEvents, type TableSpec } from '@mfx/runtime';
+import { memoryBus, outboxBus, outboxTable, publishEvents, type TableSpec } from '@mfx/runtime';
 import { relayStatements } from '../../../runtime/src/events/outbox.js';
 import { indexDefinition, queryPlan } from '../../support/query-plan.js';
 import { memoryLogger } from '../../support/server.js';
 import { eachBackend, useServer } from '../../support/suite.js';
-import { eventsConfig } from './support.js';
+import { eventsConfig, tickEvent } from './support.js';
 
 const SHIPPED = 'ix_mfx_outbox_shipped';
 const SHIPPED_AT = Date.now();
-
-const event = (n: number): MfxEvent => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  type: 'tick.created',
-  model: null,
-  recordId: String(n),
-  data: { n },
-  tenantId: null,
-  actorId: null,
-  requestId: null,
-  time: new Date().toISOString(),
-  headers: {},
-});
 
 eachBackend('outbox prune index on a table made before it', (backend) => {
   let outbox!: ReturnType<typeof outboxBus>;
@@ -45,7 +32,7 @@ eachBackend('outbox prune index on a table made before it', (backend) => {
       assert.equal(old.indexes.length, current.indexes.length - 1, 'the current declaration has the shipped index');
       await adapter.exec(adapter.dialect.createTable(old));
       for (const index of old.indexes) await adapter.exec(adapter.dialect.createIndex(old.name, index));
-      await adapter.raw('INSERT INTO mfx_outbox (id, seq, type, payload, created_at, shipped_at) VALUES (?, ?, ?, ?, ?, ?)', ['old-row', 1, 'tick.created', JSON.stringify(event(1)), SHIPPED_AT, SHIPPED_AT]);
+      await adapter.raw('INSERT INTO mfx_outbox (id, seq, type, payload, created_at, shipped_at) VALUES (?, ?, ?, ?, ?, ?)', ['old-row', 1, 'tick.created', JSON.stringify(tickEvent(1)), SHIPPED_AT, SHIPPED_AT]);
     },
   });
   // The tests ship and prune by hand.
@@ -71,9 +58,9 @@ eachBackend('outbox prune index on a table made before it', (backend) => {
   });
 
   it('prunes shipped rows past the retention through it, never pending ones', async () => {
-    await outbox.publish([event(2), event(3)]);
+    await outbox.publish([tickEvent(2), tickEvent(3)]);
     while ((await outbox.relayOnce()) > 0);
-    await outbox.publish([event(4)]);
+    await outbox.publish([tickEvent(4)]);
     const count = async (where: string) => Number((await db().raw(`SELECT COUNT(*) AS n FROM mfx_outbox WHERE ${where}`))[0]!.n);
     const shipped = await count('shipped_at IS NOT NULL');
     assert.equal(shipped, 3, 'the old row and the two shipped');

@@ -8,20 +8,7 @@ import { type EventBus, type MfxEvent, memoryBus, outboxBus, publishEvents, tran
 import { memoryLogger } from '../../support/server.js';
 import { eachBackend, useServer } from '../../support/suite.js';
 import { Recorder } from '../../support/wait.js';
-import { assertRedacted, eventsConfig, PASSWORD, record, SSN } from './support.js';
-
-const event = (n: number): MfxEvent => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  type: 'tick.created',
-  model: null,
-  recordId: String(n),
-  data: { n },
-  tenantId: null,
-  actorId: null,
-  requestId: null,
-  time: new Date().toISOString(),
-  headers: {},
-});
+import { assertRedacted, eventsConfig, PASSWORD, record, SSN, tickEvent } from './support.js';
 
 eachBackend('outboxBus', (backend) => {
   const relayTo = memoryBus({ logger: memoryLogger() });
@@ -78,7 +65,7 @@ eachBackend('outboxBus', (backend) => {
     const created = await server.request('POST', '/accounts', { body: { name: 'Kept' } });
     assert.equal(created.status, 201);
     // A hand-built event whose JSON differs from the object: a Date, an undefined member.
-    const built = { ...event(5000), data: { when: new Date(0), gone: undefined } };
+    const built = { ...tickEvent(5000), data: { when: new Date(0), gone: undefined } };
     await outbox.publish([built]);
     const rows = await raw('SELECT id, payload FROM mfx_outbox WHERE shipped_at IS NULL ORDER BY seq, id');
     assert.equal(rows.length, 2);
@@ -115,7 +102,7 @@ eachBackend('outboxBus', (backend) => {
     await drain();
     const other = outboxBus(() => server.app.db, { relayTo, interval: '1h', batch: 7, logger });
     const from = seen.seen.length;
-    const events = Array.from({ length: 60 }, (_, i) => event(1000 + i));
+    const events = Array.from({ length: 60 }, (_, i) => tickEvent(1000 + i));
     for (let i = 0; i < events.length; i += 20) await outbox.publish(events.slice(i, i + 20));
     // Both relays loop until neither ships anything and nothing is left.
     for (;;) {
@@ -148,15 +135,15 @@ eachBackend('outboxBus', (backend) => {
     const relay = outboxBus(() => server.app.db, { relayTo, interval: '1h', batch: 5, logger });
     const from = seen.seen.length;
     // The first look ships what is there, then the next would be an hour away.
-    await outbox.publish([event(4000)]);
+    await outbox.publish([tickEvent(6000)]);
     relay.start();
     await seen.count(from + 1);
     // Fewer than a batch waits for the interval; the fifth event since the last look brings it forward.
-    const batch = [event(4001), event(4002), event(4003), event(4004), event(4005)];
+    const batch = [tickEvent(6001), tickEvent(6002), tickEvent(6003), tickEvent(6004), tickEvent(6005)];
     for (const e of batch) await relay.publish([e]);
     const shipped = (await seen.count(from + 6)).slice(from);
     await relay.stop();
-    assert.deepEqual(shipped.map((e) => e.recordId), ['4000', '4001', '4002', '4003', '4004', '4005']);
+    assert.deepEqual(shipped.map((e) => e.recordId), ['6000', '6001', '6002', '6003', '6004', '6005']);
     assert.equal(await pending(), 0);
   });
 
@@ -171,7 +158,7 @@ eachBackend('outboxBus', (backend) => {
     };
     const relay = outboxBus(() => server.app.db, { relayTo: flaky, interval: '1h', logger });
     const from = seen.seen.length;
-    await outbox.publish([event(2000), event(2001)]);
+    await outbox.publish([tickEvent(2000), tickEvent(2001)]);
     await assert.rejects(relay.relayOnce(), /broker down/);
     assert.equal(await pending(), 2);
     refuse = false;
@@ -185,7 +172,7 @@ eachBackend('outboxBus', (backend) => {
     const dead = new Recorder<MfxEvent>();
     const sub = await relayTo.subscribe({ name: 'outbox-dead', patterns: ['outbox.dead'], handler: (e) => dead.push(e) });
     const from = seen.seen.length;
-    await outbox.publish([event(3000)]);
+    await outbox.publish([tickEvent(3000)]);
     await raw('INSERT INTO mfx_outbox (id, seq, type, payload, created_at) VALUES (?, ?, ?, ?, ?)', ['broken-row', Date.now() * 1000 + 999_999_000, 'tick.created', '{not json', Date.now()]);
     await drain();
     const [letter] = await dead.count(1);
@@ -201,7 +188,7 @@ eachBackend('outboxBus', (backend) => {
 
   it('prunes shipped rows older than the retention, never pending ones', async () => {
     await drain();
-    await outbox.publish([event(4000)]);
+    await outbox.publish([tickEvent(4000)]);
     const total = Number((await raw('SELECT COUNT(*) AS n FROM mfx_outbox'))[0]!.n);
     assert.equal(await outbox.prune(), 0, 'nothing is an hour old yet');
     assert.equal(await outbox.prune(Date.now() + 2 * 3_600_000), total - 1);
