@@ -120,9 +120,8 @@ export class OutboxBus implements EventBus {
   private running = false;
   private failures = 0;
   private lastPrune = 0;
-  /** Events published through this bus since the relay last looked, and whether a batch of them came while it shipped (see lookNow). */
+  /** Events published through this bus since the relay last looked (see lookNow). */
   private writtenSinceLook = 0;
-  private lookAgain = false;
   /** Events this process wrote to the table, by id, until the relay ships their rows (see WRITTEN_EVENTS_BYTES). */
   private readonly written = new BoundedCache<string, { event: MfxEvent; chars: number }>(WRITTEN_EVENTS_BYTES, (_id, kept) => 2 * kept.chars + WRITTEN_EVENT_OVERHEAD);
 
@@ -298,15 +297,11 @@ export class OutboxBus implements EventBus {
    * event waits for about one batch of writes instead of up to an interval
    * of them (kept in memory meanwhile: at 2,000 writes a second, 2,000
    * events outliving young-generation collections). While a batch is being
-   * shipped the next look follows it at once; never while the relay backs
-   * off after failures.
+   * shipped there is no timer: the relay counts the writes when it is done
+   * and looks again at once. Never while the relay backs off after failures.
    */
   private lookNow(): void {
-    if (!this.running || this.failures > 0) return;
-    if (this.timer === null) {
-      this.lookAgain = true;
-      return;
-    }
+    if (this.timer === null || this.failures > 0) return;
     clearTimeout(this.timer);
     this.timer = null;
     this.schedule(0);
@@ -314,7 +309,6 @@ export class OutboxBus implements EventBus {
 
   private async relay(): Promise<void> {
     this.writtenSinceLook = 0;
-    this.lookAgain = false;
     let next = this.intervalMs;
     try {
       const shipped = await this.relayOnce();
@@ -324,7 +318,7 @@ export class OutboxBus implements EventBus {
         this.lastPrune = now;
         await this.prune(now);
       }
-      if (shipped === this.batch || this.lookAgain) next = 0;
+      if (shipped === this.batch || this.writtenSinceLook >= this.batch) next = 0;
     } catch (error) {
       this.failures++;
       next = Math.min(Math.max(this.intervalMs, 100) * 2 ** (this.failures - 1), MAX_BACKOFF_MS);

@@ -49,20 +49,13 @@ const typesOf = new Map<string, Record<WriteOp, string>>();
  * @example
  * await bus.publish([{ ...event, data: redactRow(app.registry.get('User'), row) }]);
  */
-export function redactRow(model: Pick<ModelMeta, 'fields'> & Partial<Pick<ModelMeta, 'fieldsWith'>>, row: Record<string, unknown>): Record<string, unknown> {
-  if (model.fieldsWith) return redactorOf(model.fieldsWith('recorded'))(row);
-  const out: Record<string, unknown> = {};
-  for (const field of model.fields) {
-    if (!fieldRoles(field).recorded) continue;
-    const value = Object.hasOwn(row, field.column) ? row[field.column] : field.name !== field.column ? row[field.name] : undefined;
-    if (value !== undefined) out[field.column] = value;
-  }
-  return out;
+export function redactRow(model: Pick<ModelMeta, 'fields'>, row: Record<string, unknown>): Record<string, unknown> {
+  return redactorOf(model.fields)(row);
 }
 
 type Redactor = (row: Record<string, unknown>) => Record<string, unknown>;
 
-// The redactor of each registered model's recorded-field list, made once.
+// The redactor of each field list (a registered model's, or a bare manifest's), made once.
 const redactors = new WeakMap<readonly FieldManifest[], Redactor>();
 
 /**
@@ -73,16 +66,18 @@ const redactors = new WeakMap<readonly FieldManifest[], Redactor>();
  * value is looked up by column name, then by field name (a record); an
  * undefined one is left out, as the event's JSON leaves it out.
  */
-function redactorOf(recorded: readonly FieldManifest[]): Redactor {
-  let redact = redactors.get(recorded);
+function redactorOf(fields: readonly FieldManifest[]): Redactor {
+  let redact = redactors.get(fields);
   if (redact) return redact;
-  const lines = recorded.map(({ column, name }) => {
-    const [c, n] = [JSON.stringify(column), JSON.stringify(name)];
-    const read = `(Object.hasOwn(row, ${c}) ? row[${c}] : ${name === column ? 'undefined' : `row[${n}]`})`;
-    return `v = ${read}; if (v !== undefined) out[${c}] = v;`;
-  });
+  const lines = fields
+    .filter((field) => fieldRoles(field).recorded)
+    .map(({ column, name }) => {
+      const [c, n] = [JSON.stringify(column), JSON.stringify(name)];
+      const read = `(Object.hasOwn(row, ${c}) ? row[${c}] : ${name === column ? 'undefined' : `row[${n}]`})`;
+      return `v = ${read}; if (v !== undefined) out[${c}] = v;`;
+    });
   redact = new Function(`return function redact(row) { const out = {}; let v; ${lines.join(' ')} return out; }`)() as Redactor;
-  redactors.set(recorded, redact);
+  redactors.set(fields, redact);
   return redact;
 }
 
