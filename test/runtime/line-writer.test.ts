@@ -32,6 +32,31 @@ describe('LineWriter', () => {
     }
   });
 
+  it('long lines: one that needs measuring, one filling a batch, one longer than a batch buffer, between short ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfx-lines-'));
+    try {
+      const file = join(dir, 'out.log');
+      const fd = openSync(file, 'w');
+      const writer = new LineWriter(fd);
+      // Three-byte characters, so a line's bytes are three times its length; 40,000 of them are 120 KB, past a 32 KiB buffer.
+      const long = [6000, 11000, 16383, 16384, 40000, 5].map((n, i) => `{"n":${i},"text":"${'€'.repeat(n)}"}\n`);
+      const expected: string[] = [];
+      for (const line of long) {
+        for (const short of lines.slice(0, 50)) {
+          writer.write(short);
+          expected.push(short);
+        }
+        writer.write(line);
+        expected.push(line);
+      }
+      await writer.settle();
+      assert.equal(readFileSync(file, 'utf8'), expected.join(''));
+      closeSync(fd);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('through a pipe the reader empties only later: every line, in order', async () => {
     // The child writes 1.5 MB to its stdout, a non-blocking pipe (as mfx serve's is) holding 64 KiB, before this process reads any.
     const script = `

@@ -1,9 +1,17 @@
 import { write, writeSync } from 'node:fs';
 
-/** A batch is written once its lines reach this many characters (16 KiB, what Docker's log copier reads at once; longer batches keep lines alive past young-generation collections)... */
-const BATCH_CHARS = 16 * 1024;
+/** A batch is written once its lines reach this many bytes (16 KiB, what Docker's log copier reads at once)... */
+const BATCH_BYTES = 16 * 1024;
 /** ...or this long after its first line, so `tail -f` shows a quiet server's lines at once. */
 const FLUSH_AFTER_MS = 100;
+/**
+ * The bytes a batch's buffer holds: a batch under BATCH_BYTES has room for
+ * any line of up to (CHUNK_BYTES - BATCH_BYTES) / 3 characters, so the
+ * common line is encoded without measuring it first.
+ */
+const CHUNK_BYTES = 32 * 1024;
+/** Buffers of written batches kept for the next ones (one being written, one filling, one waiting). */
+const SPARE_CHUNKS = 2;
 /** A full pipe (EAGAIN) is tried again after this long. */
 const FULL_RETRY_MS = 50;
 /** A synchronous flush waits for a full pipe this many times (FULL_RETRY_MS each) before giving up on the rest. */
@@ -15,12 +23,14 @@ export interface LineWriterOptions {
 }
 
 /**
- * Log lines to a file descriptor, batched: a line is added to an array, and
- * the lines are joined and written (one asynchronous write at a time) once
- * they reach 16 KiB or 100 ms after the first of them. A line costs an
- * array push; sonic-boom, which pino writes with, measured the byte length
- * of its whole pending buffer on every line. `flushSync()` writes what is
- * left before the process ends, `settle()` without blocking.
+ * Log lines to a file descriptor, batched: each line is encoded as UTF-8
+ * into the batch's buffer as it comes, and a batch is written (one
+ * asynchronous write at a time) once it reaches 16 KiB or 100 ms after its
+ * first line. A line's text is garbage at once: keeping lines as strings
+ * until a batch was joined made young-generation collections copy them, and
+ * joining and encoding the batch cost as much again. Written buffers are
+ * reused. `flushSync()` writes what is left before the process ends,
+ * `settle()` without blocking.
  *
  * A write that fails with EAGAIN (a full non-blocking pipe) is tried again;
  * EPIPE (the reader has gone) closes the writer and drops every line after
@@ -33,12 +43,14 @@ export interface LineWriterOptions {
  * process.once('exit', () => out.flushSync());
  */
 export class LineWriter {
-  private lines: string[] = [];
-  private chars = 0;
+  /** The batch being filled, and how many of its bytes hold lines. */
+  private chunk: Buffer | null = null;
+  private used = 0;
+  private readonly spare: Buffer[] = [];
   /** Batches waiting for the one being written, oldest first. */
-  private readonly queued: Array<string | Buffer> = [];
+  private readonly queued: Buffer[] = [];
   /** The batch an asynchronous write has (what is left of it), null while none is written. */
-  private inFlight: string | Buffer | null = null;
+  private inFlight: Buffer | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private settled: Array<() => void> = [];
@@ -51,9 +63,11 @@ export class LineWriter {
   /** Adds one line (with its newline). */
   write(line: string): void {
     if (this.closed) return;
-    this.lines.push(line);
-    this.chars += line.length;
-    if (this.chars >= BATCH_CHARS) this.flush();
+    if (this.chunk === null) this.chunk = this.spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    // A character is at most three bytes of UTF-8: only a long line is measured.
+    if (line.length * 3 > CHUNK_BYTES - this.used && !this.room(line)) return;
+    this.used += this.chunk!.write(line, this.used);
+    if (this.used >= BATCH_BYTES) this.flush();
     else if (this.timer === null) {
       this.timer = setTimeout(this.flushLater, FLUSH_AFTER_MS);
       this.timer.unref();
@@ -83,9 +97,9 @@ export class LineWriter {
     while (!this.closed && this.queued.length > 0) {
       const next = this.queued[0];
       try {
-        const rest = unwritten(next, typeof next === 'string' ? writeSync(this.fd, next) : writeSync(this.fd, next));
-        if (rest === null) this.queued.shift();
-        else this.queued[0] = rest;
+        const written = writeSync(this.fd, next);
+        if (written >= next.length) this.queued.shift();
+        else this.queued[0] = next.subarray(written);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EAGAIN' && ++fullTries <= FULL_SYNC_ATTEMPTS) sleep(FULL_RETRY_MS);
@@ -99,11 +113,30 @@ export class LineWriter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.lines = [];
-    this.chars = 0;
+    this.chunk = null;
+    this.used = 0;
+    this.spare.length = 0;
     this.queued.length = 0;
     this.resolveSettled();
     this.options.onClosed?.();
+  }
+
+  /**
+   * Makes room for a long line in the batch being filled: true when it fits
+   * there now; otherwise that batch is queued, and a line longer than a
+   * whole buffer is queued as a batch of its own (false: it is added).
+   */
+  private room(line: string): boolean {
+    const bytes = Buffer.byteLength(line);
+    if (bytes <= CHUNK_BYTES - this.used) return true;
+    this.flush();
+    if (bytes <= CHUNK_BYTES) {
+      this.chunk = this.spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+      return true;
+    }
+    this.queued.push(Buffer.from(line));
+    this.flush();
+    return false;
   }
 
   private readonly flushLater = (): void => {
@@ -111,12 +144,12 @@ export class LineWriter {
     this.flush();
   };
 
-  /** Joins the lines added so far into a batch at the end of the queue. */
+  /** Queues the lines added so far as a batch. */
   private batch(): void {
-    if (this.lines.length === 0) return;
-    this.queued.push(this.lines.length === 1 ? this.lines[0] : this.lines.join(''));
-    this.lines = [];
-    this.chars = 0;
+    if (this.used === 0) return;
+    this.queued.push(this.chunk!.subarray(0, this.used));
+    this.chunk = null;
+    this.used = 0;
   }
 
   /** Hands the oldest queued batch to an asynchronous write; with none left, the lines so far are written. */
@@ -130,10 +163,9 @@ export class LineWriter {
     this.writeAsync(next);
   }
 
-  private writeAsync(batch: string | Buffer): void {
+  private writeAsync(batch: Buffer): void {
     this.inFlight = batch;
-    if (typeof batch === 'string') write(this.fd, batch, null, 'utf8', this.written);
-    else write(this.fd, batch, 0, batch.length, null, this.written);
+    write(this.fd, batch, 0, batch.length, null, this.written);
   }
 
   private readonly written = (error: NodeJS.ErrnoException | null, bytes: number): void => {
@@ -143,10 +175,16 @@ export class LineWriter {
       return;
     }
     if (error?.code === 'EPIPE') this.close();
-    const rest = error ? null : unwritten(batch, bytes);
-    if (rest !== null && !this.closed) this.writeAsync(rest);
-    else this.writeNext();
+    if (!error && bytes < batch.length && !this.closed) return this.writeAsync(batch.subarray(bytes));
+    this.recycle(batch);
+    this.writeNext();
   };
+
+  /** Keeps the buffer of a batch that is done with for a later batch (a long line's own buffer is left to the collector). */
+  private recycle(batch: Buffer): void {
+    if (this.closed || this.spare.length >= SPARE_CHUNKS || batch.buffer.byteLength !== CHUNK_BYTES) return;
+    this.spare.push(Buffer.from(batch.buffer, 0, CHUNK_BYTES));
+  }
 
   private resolveSettled(): void {
     if (this.settled.length === 0) return;
@@ -154,12 +192,6 @@ export class LineWriter {
     this.settled = [];
     for (const resolve of waiting) resolve();
   }
-}
-
-/** What a write of `bytes` bytes left of a batch: null when all of it went out. */
-function unwritten(batch: string | Buffer, bytes: number): Buffer | null {
-  const buffer = typeof batch === 'string' ? (bytes === Buffer.byteLength(batch) ? null : Buffer.from(batch)) : batch;
-  return buffer === null || bytes >= buffer.length ? null : buffer.subarray(bytes);
 }
 
 /** Blocks the thread for `ms` (a full pipe at exit, where nothing asynchronous runs any more). */
