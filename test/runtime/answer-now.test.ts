@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Adapter, type Executor, Registry } from '@mfx/runtime';
 import { AbortedError } from '../../runtime/src/db/adapter.js';
-import { allNow, getNow } from '../../runtime/src/db/now.js';
+import { allNow, getNow, type OneRowReads, readAllNow, readOneNow, type RowsReads } from '../../runtime/src/db/now.js';
 import { RequestCancel } from '../../runtime/src/pipeline/context.js';
 import { postgres, sqlite } from '../support/suite.js';
 import { type Backend, sqliteFileBackend } from '../support/backends.js';
@@ -25,6 +25,10 @@ async function withNotes(backend: Backend, test: (adapter: Adapter) => Promise<v
     await drop();
   }
 }
+
+/** Reads that say which form the executor handed them: a row's values (SQLite's own reads), or the row keyed by column. */
+const one: OneRowReads<unknown> = { values: (values) => ({ values }), row: (row) => ({ row }) };
+const many: RowsReads<unknown> = { values: (values) => ({ values }), rows: (rows) => ({ rows }) };
 
 /** Wraps an executor so every get and all it runs is counted, as a hook's decorator would. */
 function counting(inner: Executor, count: { n: number }): Executor {
@@ -82,6 +86,40 @@ for (const backend of [sqliteFileBackend, sqlite]) {
         );
       }));
 
+    it('reads rows as their values in SELECT order, without a promise, for readOneNow and readAllNow', () =>
+      withNotes(backend, async (adapter) => {
+        assert.deepEqual(readOneNow(adapter, 'SELECT body, id FROM notes WHERE id = ?', [1], undefined, one), { values: ['first', 1] });
+        assert.deepEqual(readOneNow(adapter, 'SELECT body, id FROM notes WHERE id = ?', [9], undefined, one), { values: undefined });
+        assert.deepEqual(readAllNow(adapter, 'SELECT id, body FROM notes ORDER BY id', [], undefined, many), { values: [[1, 'first']] });
+        // The same statement read keyed by column still is (a statement of each kind, side by side).
+        assert.deepEqual(getNow(adapter, 'SELECT body, id FROM notes WHERE id = ?', [1]), { body: 'first', id: 1 });
+        assert.deepEqual(readOneNow(adapter, 'INSERT INTO notes (body) VALUES (?) RETURNING id, body', ['second'], undefined, one), { values: [2, 'second'] });
+        await adapter.transaction(async (tx) => {
+          assert.deepEqual(readOneNow(tx, 'INSERT INTO notes (body) VALUES (?) RETURNING body', ['inside'], undefined, one), { values: ['inside'] });
+          assert.deepEqual(readAllNow(tx, 'SELECT body FROM notes ORDER BY id', [], undefined, many), { values: [['first'], ['second'], ['inside']] });
+        });
+        // Waiting for another request's transaction: a promise of the values.
+        let pending: unknown;
+        const holder = adapter.transaction(async (tx) => {
+          await tx.run('INSERT INTO notes (body) VALUES (?)', ['held']);
+          pending = readOneNow(adapter, 'INSERT INTO notes (body) VALUES (?) RETURNING body', ['after it'], undefined, one);
+        });
+        await holder;
+        assert.ok(pending instanceof Promise);
+        assert.deepEqual(await pending, { values: ['after it'] });
+      }));
+
+    it('reads rows keyed by column through a wrapped executor, with a promise', () =>
+      withNotes(backend, async (adapter) => {
+        const count = { n: 0 };
+        const wrapped = counting(adapter, count);
+        const row = readOneNow(wrapped, 'SELECT body FROM notes WHERE id = ?', [1], undefined, one);
+        assert.ok(row instanceof Promise);
+        assert.deepEqual(await row, { row: { body: 'first' } });
+        assert.deepEqual(await readAllNow(wrapped, 'SELECT body FROM notes', [], undefined, many), { rows: [{ body: 'first' }] });
+        assert.equal(count.n, 2);
+      }));
+
     it("answers a transaction's own statements without a promise", () =>
       withNotes(backend, async (adapter) => {
         await adapter.transaction(async (tx) => {
@@ -114,6 +152,8 @@ describe('answered with a promise on postgres', { skip: postgres.skip }, () => {
   it('reads through the public get and all', () =>
     withNotes(postgres, async (adapter) => {
       await readsWithPromises(adapter, 'SELECT body FROM notes WHERE id = $1');
+      assert.deepEqual(await readOneNow(adapter, 'SELECT body FROM notes WHERE id = $1', [1], undefined, one), { row: { body: 'first' } });
+      assert.deepEqual(await readAllNow(adapter, 'SELECT body FROM notes', [], undefined, many), { rows: [{ body: 'first' }] });
     }));
 });
 

@@ -52,4 +52,13 @@ describe('codecOf', () => {
     assert.equal(record.password, 'secret');
     assert.equal(record.loginCount, 7);
   });
+
+  it('decodes a row of column values in the order of model.columns (SQLite reads its own rows so) as it decodes the row keyed by column', () => {
+    const sample: Record<string, unknown> = { boolean: 1, json_array: '["a",{"b":2}]', json_object: '{"a":[1]}', localized: '{"en":"Hi","de":"Hallo"}', integer: 4, number: 2.5 };
+    for (const model of app.registry.all()) {
+      const { decode, decodeValues } = codecOf(model, 'sqlite');
+      const row = Object.fromEntries(model.columns.map((c, i) => [c.column, c.field.type in sample ? sample[c.field.type] : `${c.column}-${i}`]));
+      assert.deepEqual(decodeValues(model.columns.map((c) => row[c.column])), decode(row), model.name);
+    }
+  });
 });

@@ -5,11 +5,18 @@
  * (PostgreSQL, any other) answer through their public `get` and `all`.
  */
 import type { Executor, QueryOptions, Row } from './adapter.js';
-import type { Maybe } from '../util/maybe.js';
+import { type Maybe, then } from '../util/maybe.js';
 
 /** The methods an executor answers now with; symbols, so they are no part of the public Executor. */
 export const getNowMethod = Symbol('mfx.getNow');
 export const allNowMethod = Symbol('mfx.allNow');
+/**
+ * The same reads with each row as its column values in SELECT order
+ * (better-sqlite3's raw mode): the driver then makes no object per row,
+ * key by key, for mfx to copy into a record at once.
+ */
+export const getValuesNowMethod = Symbol('mfx.getValuesNow');
+export const allValuesNowMethod = Symbol('mfx.allValuesNow');
 
 /** Marks a class's public `get` and `all` as answering through its now-methods. */
 const answersNow = Symbol('mfx.answersNow');
@@ -17,6 +24,12 @@ const answersNow = Symbol('mfx.answersNow');
 export interface AnswersNow {
   [getNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row | undefined>;
   [allNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]>;
+}
+
+/** Executors that also read rows as values (see getValuesNowMethod). */
+export interface AnswersValuesNow {
+  [getValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<unknown[] | undefined>;
+  [allValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<unknown[][]>;
 }
 
 type Marked = { [answersNow]?: true };
@@ -53,4 +66,40 @@ export function allNow(db: Executor, sql: string, params: readonly unknown[], op
   const all = db.all;
   if ((all as unknown as Marked)[answersNow]) return (db as Executor & AnswersNow)[allNowMethod](sql, params, options);
   return Promise.resolve(all.call(db, sql, params, options));
+}
+
+/** What a read makes of its row: from the row's values where the executor reads them, else from the row keyed by column. */
+export interface OneRowReads<T> {
+  readonly values: (values: unknown[] | undefined) => T;
+  readonly row: (row: Row | undefined) => T;
+}
+
+/** What a read makes of its rows (see OneRowReads). */
+export interface RowsReads<T> {
+  readonly values: (rows: unknown[][]) => T;
+  readonly rows: (rows: Row[]) => T;
+}
+
+/**
+ * One row of a statement that selects known columns in a known order,
+ * made into T by `reads`, answered now where the executor can (see getNow).
+ * Executors that read rows as values (SQLite's) hand `reads.values` the
+ * column values in SELECT order; any other gets `reads.row` the row object.
+ *
+ * @example
+ * const record = readOneNow(ctx.db, selectById, [id], { signal: ctx.cancel }, store.oneRecord);
+ */
+export function readOneNow<T>(db: Executor, sql: string, params: readonly unknown[], options: QueryOptions | undefined, reads: OneRowReads<T>): Maybe<T> {
+  const get = db.get;
+  const values = (db as Partial<AnswersValuesNow>)[getValuesNowMethod];
+  if (values !== undefined && (get as unknown as Marked)[answersNow]) return then(values.call(db, sql, params, options), reads.values);
+  return then(getNow(db, sql, params, options), reads.row);
+}
+
+/** Every row of such a statement (see readOneNow). */
+export function readAllNow<T>(db: Executor, sql: string, params: readonly unknown[], options: QueryOptions | undefined, reads: RowsReads<T>): Maybe<T> {
+  const all = db.all;
+  const values = (db as Partial<AnswersValuesNow>)[allValuesNowMethod];
+  if (values !== undefined && (all as unknown as Marked)[answersNow]) return then(values.call(db, sql, params, options), reads.values);
+  return then(allNow(db, sql, params, options), reads.rows);
 }

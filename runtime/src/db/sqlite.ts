@@ -17,7 +17,7 @@ import { loadDriver } from './drivers.js';
 import { batchesOfResult, type IterateOptions, rowsOfBatches, TransactionIterations } from './iterate.js';
 import { WriteLock } from './lock.js';
 import { SnapshotReaders } from './sqlite-snapshot.js';
-import { allNowMethod, answerNowThrough, getNowMethod } from './now.js';
+import { allNowMethod, allValuesNowMethod, answerNowThrough, getNowMethod, getValuesNowMethod } from './now.js';
 import type { Maybe } from '../util/maybe.js';
 
 type Statement = Database.Statement<unknown[], Row>;
@@ -63,12 +63,26 @@ function bindAll(params: readonly unknown[]): readonly unknown[] {
  * it is prepared: `reader` and `readonly` are native accessors, and each
  * call of a statement asked them up to three times.
  */
-interface Prepared {
-  readonly statement: Statement;
+class Prepared {
   /** It returns rows (a SELECT, or a write with RETURNING). */
   readonly reader: boolean;
   /** It changes nothing. */
   readonly readonly: boolean;
+  private valuesStatement: Statement | null = null;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sql: string,
+    readonly statement: Statement,
+  ) {
+    this.reader = statement.reader;
+    this.readonly = statement.readonly;
+  }
+
+  /** The statement again in raw mode (each row an array of its values, in SELECT order), prepared on first use: a reader only. */
+  get values(): Statement {
+    return (this.valuesStatement ??= (this.db.prepare(this.sql) as Statement).raw(true));
+  }
 }
 
 /** A connection with its own prepared-statement cache. */
@@ -83,8 +97,7 @@ class Connection {
   prepare(sql: string): Prepared {
     let prepared = this.statements.get(sql);
     if (!prepared) {
-      const statement = this.db.prepare(sql) as Statement;
-      prepared = { statement, reader: statement.reader, readonly: statement.readonly };
+      prepared = new Prepared(this.db, sql, this.db.prepare(sql) as Statement);
       if (this.statements.size >= this.cacheSize) {
         this.statements.delete(this.statements.keys().next().value!);
       }
@@ -103,6 +116,14 @@ class Connection {
 
   run(sql: string, params: readonly unknown[]): { changes: number } {
     return runOf(this.prepare(sql), params);
+  }
+
+  allValues(sql: string, params: readonly unknown[]): unknown[][] {
+    return allValuesOf(this.prepare(sql), params);
+  }
+
+  getValues(sql: string, params: readonly unknown[]): unknown[] | undefined {
+    return getValuesOf(this.prepare(sql), params);
   }
 }
 
@@ -124,6 +145,25 @@ function getOf({ statement, reader, readonly }: Prepared, params: readonly unkno
   // autocheckpoint only when a statement finishes, and `get` stops at the first row, so the WAL of
   // a database written that way (every plain create) grew without bound.
   return readonly ? statement.get(bindAll(params)) : statement.all(bindAll(params))[0];
+}
+
+// The same with each row as its values (see db/now.ts, getValuesNowMethod).
+function allValuesOf(prepared: Prepared, params: readonly unknown[]): unknown[][] {
+  if (!prepared.reader) {
+    prepared.statement.run(bindAll(params));
+    return [];
+  }
+  return prepared.values.all(bindAll(params)) as unknown as unknown[][];
+}
+
+function getValuesOf(prepared: Prepared, params: readonly unknown[]): unknown[] | undefined {
+  if (!prepared.reader) {
+    prepared.statement.run(bindAll(params));
+    return undefined;
+  }
+  // Stepped to its end when it writes, as getOf says.
+  const values = prepared.values;
+  return (prepared.readonly ? values.get(bindAll(params)) : values.all(bindAll(params))[0]) as unknown[] | undefined;
 }
 
 function runOf({ statement, reader }: Prepared, params: readonly unknown[]): { changes: number } {
@@ -152,6 +192,12 @@ class SqliteTransaction implements Executor {
   }
   [getNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Row | undefined {
     return this.check(options).get(sql, params);
+  }
+  [allValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): unknown[][] {
+    return this.check(options).allValues(sql, params);
+  }
+  [getValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): unknown[] | undefined {
+    return this.check(options).getValues(sql, params);
   }
   async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return this[allNowMethod](sql, params, options);
@@ -248,6 +294,22 @@ class SqliteAdapter implements Adapter {
     if (read) return getOf(read, params);
     if (this.lock.locked) return this.afterWriterIdle(sql, params, options, getOf);
     return this.onWriter(sql, params, options, getOf);
+  }
+
+  [allValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<unknown[][]> {
+    throwIfAborted(options?.signal);
+    const read = this.readerStatement(sql);
+    if (read) return allValuesOf(read, params);
+    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, allValuesOf);
+    return this.onWriter(sql, params, options, allValuesOf);
+  }
+
+  [getValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<unknown[] | undefined> {
+    throwIfAborted(options?.signal);
+    const read = this.readerStatement(sql);
+    if (read) return getValuesOf(read, params);
+    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, getValuesOf);
+    return this.onWriter(sql, params, options, getValuesOf);
   }
 
   async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {

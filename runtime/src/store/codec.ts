@@ -13,11 +13,16 @@ export type RecordData = Record<string, unknown>;
 
 export type Decoder = (row: Row) => RecordData;
 
-/** The expression that turns `row[column]` into the field's JSON value, for one dialect. */
-function decodeExpression(field: FieldManifest, dialect: Dialect, encrypted: number): string {
-  const value = `row[${JSON.stringify(field.column)}]`;
+/** A row read as its column values, in the order of the model's columns (`model.columns`, the SELECT list of its store): a record. */
+export type ValuesDecoder = (values: readonly unknown[]) => RecordData;
+
+/**
+ * The expression that turns a column's value into the field's JSON value,
+ * for one dialect: `value` reads the column, `id` the row's id.
+ */
+function decodeExpression(field: FieldManifest, dialect: Dialect, encrypted: number, value: string, id: string): string {
   // An encrypted field is opened where it is read (security/encryption/fields.ts): `encrypted` is its index in the model's list.
-  if (encrypted >= 0) return `(typeof ${value} === 'string' ? open(${value}, row.id, ${encrypted}) : ${value})`;
+  if (encrypted >= 0) return `(typeof ${value} === 'string' ? open(${value}, ${id}, ${encrypted}) : ${value})`;
   if (dialect === 'postgres') return value; // pg type parsers already return JSON shapes
   switch (field.type) {
     case 'boolean':
@@ -34,17 +39,29 @@ function decodeExpression(field: FieldManifest, dialect: Dialect, encrypted: num
 }
 
 /**
- * Builds the function that turns a database row (keyed by column) into a
- * record (keyed by JSON name), once per model and dialect: straight-line
- * code with a fixed object shape, encrypted values opened in the same pass.
- * Names come from the registry and are quoted with JSON.stringify.
+ * Builds the two functions that turn a database row into a record (keyed by
+ * JSON name), once per model and dialect: `decode` reads a row keyed by
+ * column, `decodeValues` a row of column values in the order of
+ * `model.columns` (SQLite reads rows that way: no object to build key by
+ * key, see db/now.ts). Straight-line code with a fixed object shape,
+ * encrypted values opened in the same pass. Names come from the registry
+ * and are quoted with JSON.stringify.
  */
-function buildDecoder(model: ModelMeta, dialect: Dialect, encryption: ModelEncryption | undefined): Decoder {
+function buildDecoders(model: ModelMeta, dialect: Dialect, encryption: ModelEncryption | undefined): { decode: Decoder; decodeValues: ValuesDecoder } {
   const encrypted = encryption?.fields.map((f) => f.field) ?? [];
-  const entries = model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect, encrypted.indexOf(field))}`);
+  const position = new Map(model.columns.map((c, i) => [c.column, i]));
+  const byName = (column: string) => `row[${JSON.stringify(column)}]`;
+  // A field without a stored column decodes to undefined, as a column missing from a row does: responses omit it.
+  const byPosition = (column: string) => (position.has(column) ? `row[${position.get(column)}]` : 'undefined');
+  const body = (read: (column: string) => string) =>
+    model.fields.map((field) => `${JSON.stringify(field.name)}: ${decodeExpression(field, dialect, encrypted.indexOf(field), read(field.column), read('id'))}`).join(', ');
   const open = encryption ? (stored: string, id: unknown, index: number) => encryption.openValue(stored, id, index) : null;
-  // A column missing from the row decodes to undefined, which responses omit.
-  return new Function('jsonOrText', 'storedLocalized', 'open', `return function decode(row) { return { ${entries.join(', ')} }; }`)(jsonOrText, storedLocalized, open) as Decoder;
+  return new Function(
+    'jsonOrText',
+    'storedLocalized',
+    'open',
+    `return { decode: function decode(row) { return { ${body(byName)} }; }, decodeValues: function decodeValues(row) { return { ${body(byPosition)} }; } };`,
+  )(jsonOrText, storedLocalized, open) as { decode: Decoder; decodeValues: ValuesDecoder };
 }
 
 /**
@@ -53,9 +70,7 @@ function buildDecoder(model: ModelMeta, dialect: Dialect, encryption: ModelEncry
  */
 export function valueDecoder(field: FieldManifest, dialect: Dialect): (value: unknown) => unknown {
   // Encrypted fields are never aggregated (docs/decisions.md, issue 19), so none is opened here.
-  const read = new Function('jsonOrText', 'storedLocalized', `return function (row) { return ${decodeExpression(field, dialect, -1)}; }`)(jsonOrText, storedLocalized) as (row: Row) => unknown;
-  const column = field.column;
-  return (value) => read({ [column]: value });
+  return new Function('jsonOrText', 'storedLocalized', `return function (value) { return ${decodeExpression(field, dialect, -1, 'value', 'undefined')}; }`)(jsonOrText, storedLocalized) as (value: unknown) => unknown;
 }
 
 /** The decoder of a model for one dialect, built once (see codecOf). */
@@ -105,6 +120,8 @@ export const FULL_VIEW: ResponseView = Object.freeze({ select: null, locale: nul
 export interface ModelCodec {
   /** A database row (keyed by column) as a record (keyed by JSON name), every field included. */
   readonly decode: Decoder;
+  /** The same from a row of column values in the order of `model.columns`. */
+  readonly decodeValues: ValuesDecoder;
   /**
    * The record as a response shows it under `view`: visible fields only
    * (never hidden or writeonly), `select` applied, and relations loaded by
@@ -123,7 +140,7 @@ function buildVisibleCopy(model: ModelMeta): (record: RecordData) => RecordData 
 
 function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
   // Encrypted fields (security/encryption/fields.ts): opened on every decode; models without them decode as before.
-  const decode = buildDecoder(model, dialect, encryptionOf(model));
+  const { decode, decodeValues } = buildDecoders(model, dialect, encryptionOf(model));
   const visible = buildVisibleCopy(model);
   // Related codecs are looked up on first use: relations are linked when the registry seals, and may be cyclic.
   let related: { key: string; codec: ModelCodec }[] | null = null;
@@ -169,7 +186,7 @@ function buildCodec(model: ModelMeta, dialect: Dialect): ModelCodec {
     if (cuttable && record[TRUNCATED_KEY] !== undefined) out[TRUNCATED_KEY] = record[TRUNCATED_KEY];
     return out;
   };
-  return { decode, project };
+  return { decode, decodeValues, project };
 }
 
 const codecs = new WeakMap<ModelMeta, Partial<Record<Dialect, ModelCodec>>>();

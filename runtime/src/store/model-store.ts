@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor, QueryOptions, Row } from '../db/adapter.js';
-import { allNow, getNow } from '../db/now.js';
+import { getNow, type OneRowReads, readAllNow, readOneNow, type RowsReads } from '../db/now.js';
 import { type Maybe, then } from '../util/maybe.js';
 import { mapDbError } from '../db/errors.js';
 import { ConfigError } from '../errors/api-error.js';
@@ -13,7 +13,7 @@ import { absentValue } from '../sql/columns.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { companionKey, encryptionOf, type ModelEncryption } from '../security/encryption/fields.js';
-import { codecOf, type Decoder, encodeValue, type RecordData } from './codec.js';
+import { codecOf, type Decoder, encodeValue, type RecordData, type ValuesDecoder } from './codec.js';
 import { loadIncludes } from './include.js';
 import { type Keyset, ROOT, writeOrder, writeSortJoins, writeWhere } from './list-sql.js';
 import { type CascadeObserver, ReferentialDelete } from './referential.js';
@@ -84,6 +84,8 @@ function insertValue(field: FieldManifest | undefined, column: string): InsertVa
  */
 export class ModelStore {
   readonly decode: Decoder;
+  /** `decode` for a row read as its values, in the order of `model.columns`. */
+  readonly decodeValues: ValuesDecoder;
   readonly templates: SqlTemplates;
   /** The model's columns, quoted, as a SELECT list (rows read with it decode with `decode`). */
   readonly columnList: string;
@@ -100,7 +102,7 @@ export class ModelStore {
     readonly model: ModelMeta,
     readonly dialect: SqlDialect,
   ) {
-    this.decode = codecOf(model, dialect.name).decode;
+    ({ decode: this.decode, decodeValues: this.decodeValues } = codecOf(model, dialect.name));
     this.templates = model.sql(dialect.name);
     this.columnList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
     this.live = notDeleted(model.manifest, dialect);
@@ -141,17 +143,31 @@ export class ModelStore {
   /** findById, answered without a promise where the executor can (db/now.ts): the read route's own call. */
   findByIdNow(db: Executor, id: string, options: StoreOptions = {}): Maybe<RecordData | null> {
     if (this.own(options.scope).length === 0 && !options.lock && !options.hard) {
-      return then(getNow(db, this.templates.selectById, [id], options), this.decodeFound);
+      return readOneNow(db, this.templates.selectById, [id], options, this.found);
     }
     const sql = new SqlBuilder(this.dialect).text(`SELECT ${this.columnList} FROM `).id(this.model.table).text(' WHERE ').id('id').text(' = ').value(id);
     if (this.live && !options.hard) sql.text(` AND ${this.live}`);
     this.whereScope(sql, options.scope);
     if (options.lock) sql.text(this.dialect.lockRowsClause);
-    return then(getNow(db, sql.sql, sql.params, options), this.decodeFound);
+    return readOneNow(db, sql.sql, sql.params, options, this.found);
   }
 
+  // What the reads of whole rows (every column, in the order of model.columns) make of them (db/now.ts).
   /** A row read by id as a record, or null when there was none. */
-  private readonly decodeFound = (row: Row | undefined): RecordData | null => (row ? this.decode(row) : null);
+  private readonly found: OneRowReads<RecordData | null> = {
+    values: (values) => (values ? this.decodeValues(values) : null),
+    row: (row) => (row ? this.decode(row) : null),
+  };
+  /** The rows of a page, as records. */
+  private readonly listed: RowsReads<RecordData[]> = {
+    values: (rows) => rows.map(this.decodeValues),
+    rows: (rows) => rows.map(this.decode),
+  };
+  /** The row an INSERT … RETURNING gave back, as a record. */
+  private readonly written: OneRowReads<RecordData> = {
+    values: (values) => this.decodeValues(values!),
+    row: (row) => this.decode(row!),
+  };
 
   /**
    * Whether a row with this id exists in scope, soft-deleted rows included:
@@ -201,16 +217,17 @@ export class ModelStore {
     writeOrder(select, this.model, query.sorts, joins, keyset);
     if (keyset) {
       select.text(' LIMIT ').value(query.limit + 1);
-      return then(allNow(db, select.sql, select.params, options), (rows) => {
-        const hasMore = rows.length > query.limit;
-        return { records: rows.slice(0, query.limit).map(this.decode), total: null, hasMore };
+      // The row past the limit only says that another page follows: it is not decoded (nor its encrypted fields opened).
+      const limit = query.limit;
+      return readAllNow<Page>(db, select.sql, select.params, options, {
+        values: (rows) => ({ records: rows.slice(0, limit).map(this.decodeValues), total: null, hasMore: rows.length > limit }),
+        rows: (rows) => ({ records: rows.slice(0, limit).map(this.decode), total: null, hasMore: rows.length > limit }),
       });
     }
     select.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
-    return then(allNow(db, select.sql, select.params, options), (rows) => {
-      const records = rows.map(this.decode);
-      return then(this.countNow(db, query, options), (total) => ({ records, total }));
-    });
+    return then(readAllNow(db, select.sql, select.params, options, this.listed), (records) =>
+      then(this.countNow(db, query, options), (total) => ({ records, total })),
+    );
   }
 
   /**
@@ -265,12 +282,9 @@ export class ModelStore {
     const timestamp = now();
     const stored = this.encryption ? this.encryption.sealValues(values, 'create') : values;
     const params = this.insertValues.map((value) => value(stored, timestamp));
-    if (this.encryption) return this.sealedWrite(db, this.templates.insert, params, options).then(this.decodeWritten);
-    return then(getNow(db, this.templates.insert, params, options), this.decodeWritten);
+    if (this.encryption) return this.sealedWrite(db, this.templates.insert, params, options).then(this.written.row);
+    return readOneNow(db, this.templates.insert, params, options, this.written);
   }
-
-  /** The row an INSERT … RETURNING gave back, as a record. */
-  private readonly decodeWritten = (row: Row | undefined): RecordData => this.decode(row!);
 
   /** The fields an update with these values sets: declared fields present in them, never base or scope columns. */
   private updatedFields(values: RecordData, own: readonly ScopeFilter[]): FieldManifest[] {
