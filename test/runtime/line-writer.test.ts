@@ -20,6 +20,10 @@ describe('LineWriter', () => {
       const fd = openSync(file, 'w');
       const writer = new LineWriter(fd);
       for (const line of lines.slice(0, 2000)) writer.write(line);
+      // A regular file is written in the call: every full batch is there already, and flush() writes the rest.
+      assert.ok(readFileSync(file, 'utf8').length >= 16 * 1024);
+      writer.flush();
+      assert.equal(readFileSync(file, 'utf8'), lines.slice(0, 2000).join(''));
       await writer.settle();
       assert.equal(readFileSync(file, 'utf8'), lines.slice(0, 2000).join(''));
       // Fewer lines than a batch: nothing is being written when flushSync() writes them (a batch under way is left to its write).
