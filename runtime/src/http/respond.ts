@@ -66,7 +66,8 @@ export function writeJson(res: ServerResponse, status: number, body: unknown, he
   const text = serialised ?? JSON.stringify(body);
   if (etag && headers.ETag === undefined) headers.ETag = etagOfText(text);
   headers['Content-Type'] = 'application/json; charset=utf-8';
-  headers['Content-Length'] = Buffer.byteLength(text);
+  // A string: node checks every header value with a regular expression, which takes a slow path for a number.
+  headers['Content-Length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);
   res.end(text);
 }
@@ -80,7 +81,7 @@ export function writeHtml(res: ServerResponse, status: number, html: string, hea
     return;
   }
   headers['Content-Type'] = 'text/html; charset=utf-8';
-  headers['Content-Length'] = Buffer.byteLength(html);
+  headers['Content-Length'] = String(Buffer.byteLength(html));
   res.writeHead(status, headers);
   res.end(html);
 }

@@ -12,6 +12,8 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: R
 
 interface Node {
   statics: Map<string, Node>;
+  /** The longest static segment here: a longer segment (an id, mostly) is no static one, and is not hashed to find that out. */
+  longestStatic: number;
   param: { name: string; node: Node } | null;
   /** A `*name` segment: takes the rest of the path, slashes included (`/files/*key`). */
   rest: { name: string; node: Node } | null;
@@ -19,7 +21,7 @@ interface Node {
   methods: Map<string, RouteHandler> | null;
 }
 
-const node = (): Node => ({ statics: new Map(), param: null, rest: null, methods: null });
+const node = (): Node => ({ statics: new Map(), longestStatic: 0, param: null, rest: null, methods: null });
 
 export type RouteMatch =
   | { kind: 'found'; handler: RouteHandler; params: RouteParams }
@@ -70,6 +72,7 @@ export class RouteTable {
         if (!next) {
           next = node();
           current.statics.set(segment, next);
+          current.longestStatic = Math.max(current.longestStatic, segment.length);
         }
         current = next;
       }
@@ -115,7 +118,7 @@ export class RouteTable {
       const from = start;
       start = end + 1;
       if (segment === '') continue;
-      const next: Node | undefined = current.statics.get(segment);
+      const next: Node | undefined = segment.length <= current.longestStatic ? current.statics.get(segment) : undefined;
       if (next) {
         current = next;
       } else if (current.param) {
