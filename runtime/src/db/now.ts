@@ -87,7 +87,8 @@ export interface RowsReads<T> {
  * column values in SELECT order; any other gets `reads.row` the row object.
  *
  * @example
- * const record = readOneNow(ctx.db, selectById, [id], { signal: ctx.cancel }, store.oneRecord);
+ * const { decode, decodeValues } = codecOf(model, 'sqlite');
+ * const record = readOneNow(ctx.db, selectById, [id], { signal: ctx.cancel }, { values: (v) => (v ? decodeValues(v) : null), row: (r) => (r ? decode(r) : null) });
  */
 export function readOneNow<T>(db: Executor, sql: string, params: readonly unknown[], options: QueryOptions | undefined, reads: OneRowReads<T>): Maybe<T> {
   const get = db.get;
