@@ -12,13 +12,22 @@ import { root } from '../support/cli.js';
 /** Lines of every length around the batch size, some with characters of more than one byte. */
 const lines = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"text":"${(i % 7 === 0 ? 'é€' : 'x').repeat(i % 97)}"}\n`);
 
+/** A LineWriter on a fresh regular file, closed and removed after `test`. */
+async function withLogFile(test: (file: string, writer: LineWriter) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'mfx-lines-'));
+  const file = join(dir, 'out.log');
+  const fd = openSync(file, 'w');
+  try {
+    await test(file, new LineWriter(fd));
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('LineWriter', () => {
-  it('writes every line once, in order, by settle(); flushSync() writes what is left', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfx-lines-'));
-    try {
-      const file = join(dir, 'out.log');
-      const fd = openSync(file, 'w');
-      const writer = new LineWriter(fd);
+  it('writes every line once, in order, by settle(); flushSync() writes what is left', () =>
+    withLogFile(async (file, writer) => {
       for (const line of lines.slice(0, 2000)) writer.write(line);
       // A regular file is written in the call: every full batch is there already, and flush() writes the rest.
       assert.ok(readFileSync(file, 'utf8').length >= 16 * 1024);
@@ -30,18 +39,10 @@ describe('LineWriter', () => {
       for (const line of lines.slice(2000, 2040)) writer.write(line);
       writer.flushSync();
       assert.equal(readFileSync(file, 'utf8'), lines.slice(0, 2040).join(''));
-      closeSync(fd);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('long lines: one that needs measuring, one filling a batch, one longer than a batch buffer, between short ones', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfx-lines-'));
-    try {
-      const file = join(dir, 'out.log');
-      const fd = openSync(file, 'w');
-      const writer = new LineWriter(fd);
+  it('long lines: one that needs measuring, one filling a batch, one longer than a batch buffer, between short ones', () =>
+    withLogFile(async (file, writer) => {
       // Three-byte characters, so a line's bytes are three times its length; 40,000 of them are 120 KB, past a 32 KiB buffer.
       const long = [6000, 11000, 16383, 16384, 40000, 5].map((n, i) => `{"n":${i},"text":"${'€'.repeat(n)}"}\n`);
       const expected: string[] = [];
@@ -55,19 +56,16 @@ describe('LineWriter', () => {
       }
       await writer.settle();
       assert.equal(readFileSync(file, 'utf8'), expected.join(''));
-      closeSync(fd);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
   it('through a pipe the reader empties only later: every line, in order', async () => {
-    // The child writes 1.5 MB to its stdout, a non-blocking pipe (as mfx serve's is) holding 64 KiB, before this process reads any.
+    // The child writes about 5 MB to its stdout, a non-blocking pipe (as mfx serve's is) holding 64 KiB, before this process reads any.
+    // Some lines are long (6,000 and 40,000 three-byte characters): the asynchronous writer measures them and gives the longest a batch of its own.
     const script = `
       import { LineWriter } from ${JSON.stringify(join(root, 'runtime/src/log/line-writer.ts'))};
       process.stdout;
       const writer = new LineWriter(1);
-      for (let round = 0; round < 10; round++) for (let i = 0; i < 3000; i++) writer.write(\`{"n":\${round * 3000 + i},"text":"\${'y'.repeat(i % 97)}"}\\n\`);
+      for (let round = 0; round < 10; round++) for (let i = 0; i < 3000; i++) writer.write(\`{"n":\${round * 3000 + i},"text":"\${i % 1000 === 999 ? '€'.repeat(40000) : i % 1000 === 500 ? '€'.repeat(6000) : 'y'.repeat(i % 97)}"}\\n\`);
       writer.flush();
       process.stderr.write('written\\n');
       await writer.settle();

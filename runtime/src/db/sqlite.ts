@@ -127,44 +127,32 @@ class Connection {
   }
 }
 
-// One statement, already prepared (and looked up once per call), run the way each Executor method promises.
-function allOf({ statement, reader }: Prepared, params: readonly unknown[]): Row[] {
-  if (!reader) {
-    statement.run(bindAll(params));
+// One statement, already prepared (and looked up once per call), run the way each Executor method promises:
+// its rows as objects keyed by column, or as their values in SELECT order (see db/now.ts, getValuesNowMethod).
+function allIn(prepared: Prepared, params: readonly unknown[], asValues: boolean): unknown[] {
+  if (!prepared.reader) {
+    prepared.statement.run(bindAll(params));
     return [];
   }
-  return statement.all(bindAll(params));
+  return (asValues ? prepared.values : prepared.statement).all(bindAll(params));
 }
 
-function getOf({ statement, reader, readonly }: Prepared, params: readonly unknown[]): Row | undefined {
-  if (!reader) {
-    statement.run(bindAll(params));
+function getIn(prepared: Prepared, params: readonly unknown[], asValues: boolean): unknown {
+  if (!prepared.reader) {
+    prepared.statement.run(bindAll(params));
     return undefined;
   }
+  const statement = asValues ? prepared.values : prepared.statement;
   // A write that returns rows (INSERT … RETURNING) is stepped to its end: SQLite runs its WAL
   // autocheckpoint only when a statement finishes, and `get` stops at the first row, so the WAL of
   // a database written that way (every plain create) grew without bound.
-  return readonly ? statement.get(bindAll(params)) : statement.all(bindAll(params))[0];
+  return prepared.readonly ? statement.get(bindAll(params)) : statement.all(bindAll(params))[0];
 }
 
-// The same with each row as its values (see db/now.ts, getValuesNowMethod).
-function allValuesOf(prepared: Prepared, params: readonly unknown[]): unknown[][] {
-  if (!prepared.reader) {
-    prepared.statement.run(bindAll(params));
-    return [];
-  }
-  return prepared.values.all(bindAll(params)) as unknown as unknown[][];
-}
-
-function getValuesOf(prepared: Prepared, params: readonly unknown[]): unknown[] | undefined {
-  if (!prepared.reader) {
-    prepared.statement.run(bindAll(params));
-    return undefined;
-  }
-  // Stepped to its end when it writes, as getOf says.
-  const values = prepared.values;
-  return (prepared.readonly ? values.get(bindAll(params)) : values.all(bindAll(params))[0]) as unknown[] | undefined;
-}
+const allOf = (prepared: Prepared, params: readonly unknown[]) => allIn(prepared, params, false) as Row[];
+const getOf = (prepared: Prepared, params: readonly unknown[]) => getIn(prepared, params, false) as Row | undefined;
+const allValuesOf = (prepared: Prepared, params: readonly unknown[]) => allIn(prepared, params, true) as unknown[][];
+const getValuesOf = (prepared: Prepared, params: readonly unknown[]) => getIn(prepared, params, true) as unknown[] | undefined;
 
 function runOf({ statement, reader }: Prepared, params: readonly unknown[]): { changes: number } {
   if (reader) return { changes: statement.all(bindAll(params)).length };
@@ -281,35 +269,28 @@ class SqliteAdapter implements Adapter {
   // `all` and `get` answer now (no promise) unless another request's transaction holds the
   // writer: mfx's own reads and creates call these through db/now.ts, everyone else gets a promise.
   [allNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]> {
-    throwIfAborted(options?.signal);
-    const read = this.readerStatement(sql);
-    if (read) return allOf(read, params);
-    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, allOf);
-    return this.onWriter(sql, params, options, allOf);
+    return this.readNow(sql, params, options, allOf);
   }
 
   [getNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row | undefined> {
-    throwIfAborted(options?.signal);
-    const read = this.readerStatement(sql);
-    if (read) return getOf(read, params);
-    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, getOf);
-    return this.onWriter(sql, params, options, getOf);
+    return this.readNow(sql, params, options, getOf);
   }
 
   [allValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<unknown[][]> {
-    throwIfAborted(options?.signal);
-    const read = this.readerStatement(sql);
-    if (read) return allValuesOf(read, params);
-    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, allValuesOf);
-    return this.onWriter(sql, params, options, allValuesOf);
+    return this.readNow(sql, params, options, allValuesOf);
   }
 
   [getValuesNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<unknown[] | undefined> {
+    return this.readNow(sql, params, options, getValuesOf);
+  }
+
+  /** A statement on the reader when it only reads (and there is one), else on the writer: at once while it is free. */
+  private readNow<T>(sql: string, params: readonly unknown[], options: QueryOptions | undefined, work: (prepared: Prepared, params: readonly unknown[]) => T): Maybe<T> {
     throwIfAborted(options?.signal);
     const read = this.readerStatement(sql);
-    if (read) return getValuesOf(read, params);
-    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, getValuesOf);
-    return this.onWriter(sql, params, options, getValuesOf);
+    if (read) return work(read, params);
+    if (this.lock.locked) return this.afterWriterIdle(sql, params, options, work);
+    return this.onWriter(sql, params, options, work);
   }
 
   async all(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
