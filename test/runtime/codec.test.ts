@@ -57,7 +57,7 @@ describe('codecOf', () => {
     const sample: Record<string, unknown> = { boolean: 1, json_array: '["a",{"b":2}]', json_object: '{"a":[1]}', localized: '{"en":"Hi","de":"Hallo"}', integer: 4, number: 2.5 };
     for (const model of app.registry.all()) {
       const { decode, decodeValues } = codecOf(model, 'sqlite');
-      const row = Object.fromEntries(model.columns.map((c, i) => [c.column, c.field.type in sample ? sample[c.field.type] : `${c.column}-${i}`]));
+      const row = Object.fromEntries(model.columns.map((c, i) => [c.column, c.field && c.field.type in sample ? sample[c.field.type] : `${c.column}-${i}`]));
       assert.deepEqual(decodeValues(model.columns.map((c) => row[c.column])), decode(row), model.name);
     }
   });
