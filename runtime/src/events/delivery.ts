@@ -13,6 +13,7 @@ import { ConfigError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
 import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
+import { isoNow } from '../util/iso-time.js';
 
 const SEGMENT = /^[a-z0-9_-]+$|^\*$/i;
 
@@ -111,7 +112,7 @@ export function deadLetterOf(event: MfxEvent, dlqType: string): MfxEvent {
     ...event,
     id: timeOrderedUuid(),
     type: dlqType,
-    time: new Date().toISOString(),
+    time: isoNow(),
     headers: { ...event.headers, original_type: event.type, original_id: event.id },
   };
 }

@@ -21,6 +21,7 @@ import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import { positiveWhole } from './delivery.js';
 import { isRecordEvent } from './publish.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
+import { isoNow } from '../util/iso-time.js';
 
 export interface OutboxOptions {
   /** The bus committed events are shipped to (a broker bus, or a memoryBus). */
@@ -408,7 +409,7 @@ function deadRow(row: Row, dlqType: string): MfxEvent {
     tenantId: null,
     actorId: null,
     requestId: null,
-    time: new Date().toISOString(),
+    time: isoNow(),
     headers: { original_id: String(row.id), original_type: String(row.type) },
   };
 }

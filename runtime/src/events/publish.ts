@@ -17,6 +17,7 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import type { TableSpec } from '../sql/schema.js';
 import { randomTail, timeOrderedUuid } from '../util/time-ordered-id.js';
 import type { EventBus, MfxEvent } from './types.js';
+import { isoNow } from '../util/iso-time.js';
 
 const PAST: Record<WriteOp, string> = { create: 'created', update: 'updated', delete: 'deleted' };
 
@@ -111,7 +112,7 @@ export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'befor
     tenantId: caller.identity?.tenantId ?? null,
     actorId: caller.identity?.userId ?? null,
     requestId: caller.requestId,
-    time: new Date().toISOString(),
+    time: isoNow(),
     headers: traceparent ? { traceparent } : {},
   };
   recordEvents.add(event);

@@ -3,6 +3,7 @@ import { describeHook } from '../pipeline/hook-meta.js';
 import type { Hook } from '../pipeline/types.js';
 import type { WriteCaller } from '../pipeline/write-observers.js';
 import { type Diff, diffOf } from '../store/diff.js';
+import { isoNow } from '../util/iso-time.js';
 
 /** One audited write. */
 export interface AuditRecord {
@@ -73,7 +74,7 @@ export function audit(options: AuditOptions): Hook {
               tenant: caller.identity?.tenantId ?? null,
               requestId: caller.requestId,
               traceId: caller.traceId,
-              timestamp: new Date().toISOString(),
+              timestamp: isoNow(),
               diff: diffOf(model.fieldsWith('recorded'), op, before, after),
             };
             // Not awaited: the response never waits for the sink.

@@ -12,6 +12,7 @@ import { constraintName, tableIndexes } from '../sql/schema.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { jobStatusManifest } from './job-status.manifest.js';
 import { DuplicateJobError, type QueuedJob } from './types.js';
+import { isoNow } from '../util/iso-time.js';
 
 export const JOB_STATUS_MODEL = 'JobStatus';
 export const JOB_STATUS_TABLE = 'job_statuses';
@@ -118,7 +119,7 @@ export class StatusSink {
 
   /** The row of a new job, through `tx` when the enqueue joins a transaction. */
   async enqueued(job: QueuedJob, tx?: Executor): Promise<void> {
-    const now = new Date().toISOString();
+    const now = isoNow();
     const written = await (tx ?? this.db()).raw(
       ENQUEUED_SQL,
       [job.id, job.type, job.actorId, job.tenantId, now, now],
@@ -147,7 +148,7 @@ export class StatusSink {
 
   async write(t: JobTransition): Promise<void> {
     const sets = ['status = ?', 'attempts = ?', 'updated_at = ?'];
-    const values: unknown[] = [t.status, t.attempts, new Date().toISOString()];
+    const values: unknown[] = [t.status, t.attempts, isoNow()];
     const set = (column: string, value: unknown) => {
       sets.push(`${column} = ?`);
       values.push(value);

@@ -15,6 +15,7 @@ import type { EventBus, MfxEvent } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { type JobState, type JobTransition, type StatusSink, transitionOf } from './status.js';
 import type { ClaimedJob, JobQueue, QueuedJob } from './types.js';
+import { isoNow } from '../util/iso-time.js';
 
 /** What a handler returns: where the result is, and any output to keep on the status row. */
 export interface JobResult {
@@ -334,7 +335,7 @@ function jobEvent(t: JobTransition, what: string): MfxEvent {
     tenantId: t.tenantId,
     actorId: t.actorId,
     requestId: null,
-    time: new Date().toISOString(),
+    time: isoNow(),
     headers: {},
   };
 }

@@ -20,6 +20,7 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import type { ModelStore } from '../store/model-store.js';
 import type { ScheduleLock } from '../jobs/schedule-lock.js';
 import { type Applied, applyTransition, dueRows, type Transition } from './transitions.js';
+import { isoTime } from '../util/iso-time.js';
 
 export interface SchedulerOptions {
   /** How often the runner sweeps; default `1m`. */
@@ -168,7 +169,7 @@ export class ScheduledRunner {
     const failed = new Set<string>();
     for (;;) {
       const nowMs = Date.now();
-      const now = new Date(nowMs).toISOString();
+      const now = isoTime(nowMs);
       const committed: Array<{ id: string; applied: Applied }> = [];
       const callbacks = { commit: [] as Array<() => unknown>, rollback: [] as Array<() => unknown> };
       let current: string | null = null;

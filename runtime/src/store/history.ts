@@ -9,6 +9,7 @@ import type { SqlDialect } from '../sql/dialect.js';
 import { historyTableName } from '../sql/schema.js';
 import type { RecordData } from './codec.js';
 import { type Diff, diffOf, snapshotOf, type WriteOp } from './diff.js';
+import { isoNow } from '../util/iso-time.js';
 
 export type HistoryOperation = WriteOp;
 
@@ -125,7 +126,7 @@ export class HistoryWriter {
         const next = await db.get(this.nextVersion, [recordId], options);
         await db.run(
           this.insert,
-          [randomUUID(), recordId, Number(next?.next ?? 1), operation, caller.identity?.userId ?? null, new Date().toISOString(), caller.requestId, diff, snapshot],
+          [randomUUID(), recordId, Number(next?.next ?? 1), operation, caller.identity?.userId ?? null, isoNow(), caller.requestId, diff, snapshot],
           options,
         );
         if (savepoint) await db.run('RELEASE SAVEPOINT mfx_history', [], options);

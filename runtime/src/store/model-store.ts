@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor, QueryOptions, Row } from '../db/adapter.js';
 import { getNow, type OneRowReads, readAllNow, readOneNow, type RowsReads } from '../db/now.js';
+import { isoNow } from '../util/iso-time.js';
 import { type Maybe, then } from '../util/maybe.js';
 import { mapDbError } from '../db/errors.js';
 import { ConfigError } from '../errors/api-error.js';
@@ -43,15 +44,6 @@ export interface Page {
   hasMore?: boolean;
   nextCursor?: string | null;
 }
-
-// The ISO text of the current millisecond, kept for the writes of the same millisecond (toISOString showed in the profile of a create).
-let nowMs = 0;
-let nowIso = '';
-const now = () => {
-  const ms = Date.now();
-  if (ms !== nowMs) nowIso = new Date((nowMs = ms)).toISOString();
-  return nowIso;
-};
 
 type InsertValue = (values: RecordData, timestamp: string) => unknown;
 
@@ -279,7 +271,7 @@ export class ModelStore {
   /** insert, answered without a promise where the executor can (db/now.ts): the create route's own call. */
   insertNow(db: Executor, values: RecordData, options: StoreOptions = {}): Maybe<RecordData> {
     for (const filter of this.own(options.scope)) values[filter.field] = filter.value;
-    const timestamp = now();
+    const timestamp = isoNow();
     const stored = this.encryption ? this.encryption.sealValues(values, 'create') : values;
     const params = this.insertValues.map((value) => value(stored, timestamp));
     if (this.encryption) return this.sealedWrite(db, this.templates.insert, params, options).then(this.written.row);
@@ -314,7 +306,7 @@ export class ModelStore {
     }
     if (columns.length === 0) return this.findById(db, id, options);
     columns.push('updated_at');
-    params.push(now());
+    params.push(isoNow());
 
     const scopeColumns = own.map((s) => scopeColumn(this.model, s));
     const sql = this.statement(`update:${columns.join('\0')}|${scopeColumns.join('\0')}`, () => {
@@ -349,7 +341,7 @@ export class ModelStore {
     const marker = options.hard ? undefined : this.model.options.softDelete;
     const scope = this.own(options.scope);
     // One instant for the marker and updated_at.
-    const at = now();
+    const at = isoNow();
     if (scope.length === 0) {
       const result = marker
         ? await db.run(this.templates.softDeleteById!, [marker.type === 'boolean' ? true : at, at, id], options)

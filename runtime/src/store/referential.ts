@@ -7,6 +7,7 @@ import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { decoderFor, type RecordData } from './codec.js';
 import { scopeFor, writeScope } from './scope.js';
+import { isoNow } from '../util/iso-time.js';
 
 /** One row a delete changed besides the record asked for: the hook point for history and events. */
 export interface CascadedChange {
@@ -34,8 +35,6 @@ export interface RemoveOptions extends QueryOptions {
   /** Remove the row even when the model has soft delete (a soft-deleted row too), and its children as for a removal. */
   hard?: boolean;
 }
-
-const now = () => new Date().toISOString();
 
 /**
  * Deletes one record and performs the onDelete action of every BelongsTo
@@ -130,7 +129,7 @@ export class ReferentialDelete {
       write.text('DELETE FROM ').id(model.table).text(' WHERE ');
       this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
     } else {
-      const at = now();
+      const at = isoNow();
       write.text('UPDATE ').id(model.table).text(' SET ').id(marker.column).text(' = ').value(marker.type === 'boolean' ? true : at);
       write.text(', ').id('updated_at').text(' = ').value(at).text(' WHERE ');
       this.dialect.inTextValues(write, this.dialect.quote('id'), ids);
@@ -146,7 +145,7 @@ export class ReferentialDelete {
   }
 
   private async clearReferences(tx: Executor, child: ModelMeta, relation: BelongsTo, rows: RecordData[], depth: number, options: RemoveOptions): Promise<void> {
-    const at = now();
+    const at = isoNow();
     const sql = new SqlBuilder(this.dialect).text('UPDATE ').id(child.table).text(' SET ').id(relation.column).text(' = NULL, ').id('updated_at').text(' = ').value(at);
     sql.text(' WHERE ');
     this.dialect.inTextValues(sql, this.dialect.quote('id'), rows.map((r) => r.id as string));

@@ -6,6 +6,7 @@ import type { ModelMeta } from '../registry/model-meta.js';
 import { SqlBuilder } from '../sql/builder.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { encodeValue } from './codec.js';
+import { isoNow } from '../util/iso-time.js';
 
 /** The fixed id of an unscoped singleton's row. */
 export const SINGLETON_ID = 'singleton';
@@ -70,7 +71,7 @@ export class SingletonRows {
   }
 
   private async provision(db: Executor, scope: ScopeColumn[], options: QueryOptions): Promise<void> {
-    const now = new Date().toISOString();
+    const now = isoNow();
     const columns = ['id', ...scope.map((s) => s.field.column), 'created_at', 'updated_at'];
     const values = [scope.length === 0 ? SINGLETON_ID : randomUUID(), ...scope.map((s) => encodeValue(s.field, s.value)), now, now];
     const sql = new SqlBuilder(this.dialect).text('INSERT INTO ').id(this.model.table).text(' (');
