@@ -13,6 +13,14 @@ describe('timeOrderedUuid', () => {
     assert.equal(id.slice(0, 13), '019b76da-a800');
   });
 
+  it('writes all 48 bits of the clock, across the halves it is made of', () => {
+    for (const ms of [0, 1, 0xffffff, 0x1000000, 0x1000001, Date.UTC(2026, 10, 25, 2, 30), 2 ** 48 - 1]) {
+      const id = timeOrderedUuid(ms);
+      assert.match(id, V7);
+      assert.equal(id.slice(0, 8) + id.slice(9, 13), ms.toString(16).padStart(12, '0'), String(ms));
+    }
+  });
+
   it('sorts by time as text: an id of a later millisecond sorts after every id of an earlier one', () => {
     const earlier = Array.from({ length: 50 }, () => timeOrderedUuid(1_700_000_000_000));
     const later = Array.from({ length: 50 }, () => timeOrderedUuid(1_700_000_000_001));

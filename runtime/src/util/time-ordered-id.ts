@@ -9,6 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
+/** Two hex digits of each byte value. */
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 /**
  * A version 7 UUID: 48 bits of Unix milliseconds, the version digit 7, then
  * 74 random bits (the variant bits between them). Made from a version 4 UUID
@@ -20,9 +23,11 @@ import { randomUUID } from 'node:crypto';
  */
 export function timeOrderedUuid(now: number = Date.now()): string {
   const random = randomUUID();
-  const time = now.toString(16).padStart(12, '0');
+  // The 48 bits as two 24-bit halves, each a small integer: a double's toString(16) goes through fmod digit by digit.
+  const high = Math.floor(now / 0x1000000);
+  const low = now - high * 0x1000000;
   // random: xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; from index 15 on it is the random rest after the version digit.
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  return `${HEX[(high >> 16) & 0xff]}${HEX[(high >> 8) & 0xff]}${HEX[high & 0xff]}${HEX[low >> 16]}-${HEX[(low >> 8) & 0xff]}${HEX[low & 0xff]}-7${random.slice(15)}`;
 }
 
 /**
