@@ -51,34 +51,39 @@ const typesOf = new Map<string, Record<WriteOp, string>>();
  * await bus.publish([{ ...event, data: redactRow(app.registry.get('User'), row) }]);
  */
 export function redactRow(model: Pick<ModelMeta, 'fields'>, row: Record<string, unknown>): Record<string, unknown> {
-  return redactorOf(model.fields)(row);
+  return redactorOf(model.fields, 'row')(row);
 }
 
 type Redactor = (row: Record<string, unknown>) => Record<string, unknown>;
 
-// The redactor of each field list (a registered model's, or a bare manifest's), made once.
-const redactors = new WeakMap<readonly FieldManifest[], Redactor>();
+/** What a redactor is handed: a row keyed by column name or a record by field name (`row`, redactRow's), or a record only (eventOf's). */
+type RedactorInput = 'row' | 'record';
+
+// The redactors of each field list (a registered model's, or a bare manifest's), made once each.
+const redactors = { row: new WeakMap<readonly FieldManifest[], Redactor>(), record: new WeakMap<readonly FieldManifest[], Redactor>() };
 
 /**
  * Straight-line code copying the recorded fields by column name (as the
  * record decoders are, store/codec.ts): the events of a model share one
  * object shape, which its stores and the outbox's JSON.stringify keep to,
  * where a loop's computed keys go through V8's slowest property paths. A
- * value is looked up by column name, then by field name (a record); an
- * undefined one is left out, as the event's JSON leaves it out.
+ * value is looked up by column name, then by field name (a record), or by
+ * field name alone when the input is known to be a record (a write's
+ * change); an undefined one is left out, as the event's JSON leaves it out.
  */
-function redactorOf(fields: readonly FieldManifest[]): Redactor {
-  let redact = redactors.get(fields);
+function redactorOf(fields: readonly FieldManifest[], input: RedactorInput): Redactor {
+  let redact = redactors[input].get(fields);
   if (redact) return redact;
   const lines = fields
     .filter((field) => fieldRoles(field).recorded)
     .map(({ column, name }) => {
       const [c, n] = [JSON.stringify(column), JSON.stringify(name)];
-      const read = `(Object.hasOwn(row, ${c}) ? row[${c}] : ${name === column ? 'undefined' : `row[${n}]`})`;
+      // A record is read by field name alone: the own-key test per field is only for what may be either.
+      const read = input === 'record' ? `row[${n}]` : `(Object.hasOwn(row, ${c}) ? row[${c}] : ${name === column ? 'undefined' : `row[${n}]`})`;
       return `v = ${read}; if (v !== undefined) out[${c}] = v;`;
     });
   redact = new Function(`return function redact(row) { const out = {}; let v; ${lines.join(' ')} return out; }`)() as Redactor;
-  redactors.set(fields, redact);
+  redactors[input].set(fields, redact);
   return redact;
 }
 
@@ -108,7 +113,7 @@ export function eventOf(change: Pick<WriteChange, 'model' | 'op' | 'id' | 'befor
     type: eventType(model.name, op),
     model: model.name,
     recordId: change.id,
-    data: row ? redactRow(model, row) : null,
+    data: row ? redactorOf(model.fields, 'record')(row) : null,
     tenantId: caller.identity?.tenantId ?? null,
     actorId: caller.identity?.userId ?? null,
     requestId: caller.requestId,
