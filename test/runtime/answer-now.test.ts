@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Adapter, type Executor, Registry } from '@mfx/runtime';
 import { AbortedError } from '../../runtime/src/db/adapter.js';
-import { allNow, getNow, type OneRowReads, readAllNow, readOneNow, type RowsReads } from '../../runtime/src/db/now.js';
+import { allNow, getNow, type OneRowReads, rawNow, readAllNow, readOneNow, type RowsReads, transactionNow } from '../../runtime/src/db/now.js';
 import { RequestCancel } from '../../runtime/src/pipeline/context.js';
+import { then } from '../../runtime/src/util/maybe.js';
 import { postgres, sqlite } from '../support/suite.js';
 import { type Backend, sqliteFileBackend } from '../support/backends.js';
 
@@ -138,6 +139,80 @@ for (const backend of [sqliteFileBackend, sqlite]) {
         await assert.rejects(adapter.get('SELECT body FROM notes', [], { signal: cancel }), (error) => error instanceof AbortedError && error.reason === 'client-closed');
       }));
 
+    it('begins, runs and commits a transaction in the call when its work answers now and the writer is free', () =>
+      withNotes(backend, async (adapter) => {
+        const made = transactionNow(adapter, (tx) => {
+          const written = rawNow(tx, 'INSERT INTO notes (body) VALUES (?)', ['now']);
+          assert.ok(!(written instanceof Promise));
+          return getNow(tx, 'SELECT count(*) AS n FROM notes', []);
+        });
+        assert.ok(!(made instanceof Promise));
+        assert.deepEqual(made, { n: 2 });
+        // Committed, and the writer is free again: the next statement answers now.
+        assert.deepEqual(getNow(adapter, "SELECT body FROM notes WHERE body = 'now'", []), { body: 'now' });
+      }));
+
+    it('rolls back and rethrows at once when the work throws, and frees the writer', () =>
+      withNotes(backend, async (adapter) => {
+        const failure = new Error('refused');
+        assert.throws(
+          () =>
+            transactionNow(adapter, (tx) => {
+              rawNow(tx, 'INSERT INTO notes (body) VALUES (?)', ['rolled back']);
+              throw failure;
+            }),
+          (error) => error === failure,
+        );
+        assert.deepEqual(getNow(adapter, 'SELECT count(*) AS n FROM notes', []), { n: 1 });
+        const again = transactionNow(adapter, (tx) => rawNow(tx, 'INSERT INTO notes (body) VALUES (?)', ['after']));
+        assert.ok(!(again instanceof Promise));
+        assert.deepEqual(getNow(adapter, 'SELECT count(*) AS n FROM notes', []), { n: 2 });
+      }));
+
+    it('never commits the work of a request cancelled while it ran', () =>
+      withNotes(backend, async (adapter) => {
+        const cancel = new RequestCancel();
+        assert.throws(
+          () =>
+            transactionNow(
+              adapter,
+              (tx) => {
+                rawNow(tx, 'INSERT INTO notes (body) VALUES (?)', ['cancelled']);
+                cancel.abort('client-closed');
+              },
+              { signal: cancel },
+            ),
+          (error) => error instanceof AbortedError,
+        );
+        assert.deepEqual(getNow(adapter, 'SELECT count(*) AS n FROM notes', []), { n: 1 });
+      }));
+
+    it("answers with a promise while another request's transaction holds the writer, and runs once it committed", () =>
+      withNotes(backend, async (adapter) => {
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        const held = adapter.transaction(async (tx) => {
+          await tx.run('INSERT INTO notes (body) VALUES (?)', ['first holder']);
+          await gate;
+        });
+        const waiting = transactionNow(adapter, (tx) => getNow(tx, 'SELECT count(*) AS n FROM notes', []));
+        assert.ok(waiting instanceof Promise);
+        release();
+        await held;
+        assert.deepEqual(await waiting, { n: 2 });
+      }));
+
+    it('waits for work that answers with a promise, then commits', () =>
+      withNotes(backend, async (adapter) => {
+        const made = transactionNow(adapter, async (tx) => {
+          await tx.run('INSERT INTO notes (body) VALUES (?)', ['later']);
+          return 'done';
+        });
+        assert.ok(made instanceof Promise);
+        assert.equal(await made, 'done');
+        assert.deepEqual(getNow(adapter, 'SELECT count(*) AS n FROM notes', []), { n: 2 });
+      }));
+
     it('goes through a wrapped executor’s own get and all, with a promise', () =>
       withNotes(backend, async (adapter) => {
         const count = { n: 0 };
@@ -149,6 +224,14 @@ for (const backend of [sqliteFileBackend, sqlite]) {
 }
 
 describe('answered with a promise on postgres', { skip: postgres.skip }, () => {
+  it('runs transactionNow and rawNow through the public transaction and raw', () =>
+    withNotes(postgres, async (adapter) => {
+      const made = transactionNow(adapter, (tx) => then(rawNow(tx, 'INSERT INTO notes (id, body) VALUES ($1, $2)', [2, 'pg']), () => 'done'));
+      assert.ok(made instanceof Promise);
+      assert.equal(await made, 'done');
+      assert.deepEqual(await adapter.get('SELECT body FROM notes WHERE id = $1', [2]), { body: 'pg' });
+    }));
+
   it('reads through the public get and all', () =>
     withNotes(postgres, async (adapter) => {
       await readsWithPromises(adapter, 'SELECT body FROM notes WHERE id = $1');

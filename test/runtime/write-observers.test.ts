@@ -2,7 +2,8 @@
 // delete cascades to, inside the write's transaction, with the row before it when asked.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { type App, createServer, loadManifest, openSqlite, RegistrationClosedError, type WriteChange } from '@mfx/runtime';
+import { ApiError, type App, createServer, type Executor, loadManifest, openSqlite, RegistrationClosedError, type WriteChange, type WriteObserver } from '@mfx/runtime';
+import { notify, ObserverError, type ObserverPlan } from '../../runtime/src/pipeline/write-observers.js';
 import { fixtureManifestDir } from '../support/fixtures.js';
 import { eachBackend, useServer } from '../support/suite.js';
 
@@ -190,5 +191,49 @@ describe('write observers at startup', () => {
     assert.throws(() => app.observeWrites({} as never), /a write observer needs \{ name, observe\(tx, change\) \}/);
     app.handler();
     assert.throws(() => app.observeWrites(noop), RegistrationClosedError);
+  });
+});
+
+describe('notify', () => {
+  const change = {} as WriteChange;
+  const tx = {} as Executor;
+  const planOf = (observers: WriteObserver[]): ObserverPlan => ({ observers, needsBefore: false, needsTransaction: false, needsLock: false, refusesOutsideTransaction: null });
+
+  it('calls observers that answer now in order, without a promise', () => {
+    const calls: string[] = [];
+    const result = notify(tx, planOf(['a', 'b', 'c'].map((name) => ({ name, observe: () => void calls.push(name) }))), change);
+    assert.equal(result, undefined);
+    assert.deepEqual(calls, ['a', 'b', 'c']);
+  });
+
+  it('waits for an observer that returns a promise before calling the next one', async () => {
+    const calls: string[] = [];
+    const result = notify(
+      tx,
+      planOf([
+        { name: 'a', observe: () => void calls.push('a') },
+        { name: 'b', observe: async () => void calls.push(await Promise.resolve('b')) },
+        { name: 'c', observe: () => void calls.push('c') },
+      ]),
+      change,
+    );
+    assert.ok(result instanceof Promise);
+    assert.deepEqual(calls, ['a']);
+    await result;
+    assert.deepEqual(calls, ['a', 'b', 'c']);
+  });
+
+  it("names the observer that failed, thrown at once or rejected, and stops there; an ApiError stays itself", async () => {
+    const after = { name: 'after', observe: () => assert.fail('an observer after a failure ran') };
+    assert.throws(
+      () => notify(tx, planOf([{ name: 'sync', observe: () => { throw new Error('boom'); } }, after]), change),
+      (error) => error instanceof ObserverError && error.observer === 'sync' && (error.cause as Error).message === 'boom',
+    );
+    await assert.rejects(
+      Promise.resolve(notify(tx, planOf([{ name: 'async', observe: async () => { throw new Error('later'); } }, after]), change)),
+      (error) => error instanceof ObserverError && error.observer === 'async',
+    );
+    const refused = new ApiError('CONFLICT', 'taken');
+    assert.throws(() => notify(tx, planOf([{ name: 'api', observe: () => { throw refused; } }]), change), (error) => error === refused);
   });
 });

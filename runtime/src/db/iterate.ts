@@ -61,12 +61,12 @@ export class TransactionIterations {
     }
   }
 
-  /** Ends the transaction's iterations: closes the open one (its connection is needed for COMMIT). */
-  async end(): Promise<void> {
+  /** Ends the transaction's iterations: closes the open one (its connection is needed for COMMIT); at once when none is open. */
+  end(): void | Promise<void> {
     this.ended = true;
     const open = this.open;
     this.open = null;
-    await open?.return(undefined);
+    if (open) return open.return(undefined).then(() => undefined);
   }
 }
 

@@ -17,6 +17,13 @@ export class WriteLock {
     return this.held;
   }
 
+  /** Takes the lock when nobody holds it (true), without waiting: false when it is held. */
+  tryAcquire(): boolean {
+    if (this.held) return false;
+    this.held = true;
+    return true;
+  }
+
   /** Waits for the lock (FIFO); gives up on abort or after the wait timeout. */
   async acquire(signal?: CancelSignal): Promise<void> {
     if (!this.held) {

@@ -4,7 +4,7 @@
  * the row itself rather than a promise of it. Executors without the methods
  * (PostgreSQL, any other) answer through their public `get` and `all`.
  */
-import type { Executor, QueryOptions, Row } from './adapter.js';
+import type { Adapter, Executor, QueryOptions, Row } from './adapter.js';
 import { type Maybe, then } from '../util/maybe.js';
 
 /** The methods an executor answers now with; symbols, so they are no part of the public Executor. */
@@ -18,12 +18,34 @@ export const allNowMethod = Symbol('mfx.allNow');
 export const getValuesNowMethod = Symbol('mfx.getValuesNow');
 export const allValuesNowMethod = Symbol('mfx.allValuesNow');
 
-/** Marks a class's public `get` and `all` as answering through its now-methods. */
+/**
+ * A statement that may write, answered now: its rows (none for a statement
+ * without RETURNING), as `raw` promises them.
+ */
+export const rawNowMethod = Symbol('mfx.rawNow');
+/**
+ * A transaction whose work may answer now (a value rather than a promise):
+ * begun, run and committed in the call when the work does and nothing else
+ * holds the connection, a promise otherwise.
+ */
+export const transactionNowMethod = Symbol('mfx.transactionNow');
+
+/** Marks a class's public `get` and `all` (and `raw`, `transaction` where it has those now-methods) as answering through its now-methods. */
 const answersNow = Symbol('mfx.answersNow');
 
 export interface AnswersNow {
   [getNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row | undefined>;
   [allNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]>;
+}
+
+/** Executors that also write now (see rawNowMethod). */
+export interface WritesNow {
+  [rawNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]>;
+}
+
+/** Adapters that also transact now (see transactionNowMethod). */
+export interface TransactsNow {
+  [transactionNowMethod]<T>(fn: (tx: Executor) => Maybe<T>, options?: QueryOptions): Maybe<T>;
 }
 
 /** Executors that also read rows as values (see getValuesNowMethod). */
@@ -43,9 +65,11 @@ type Marked = { [answersNow]?: true };
  * @example
  * answerNowThrough(SqliteAdapter.prototype);
  */
-export function answerNowThrough(prototype: AnswersNow & Pick<Executor, 'get' | 'all'>): void {
+export function answerNowThrough(prototype: AnswersNow & Pick<Executor, 'get' | 'all' | 'raw'> & Partial<WritesNow & TransactsNow & Pick<Adapter, 'transaction'>>): void {
   (prototype.get as unknown as Marked)[answersNow] = true;
   (prototype.all as unknown as Marked)[answersNow] = true;
+  if (prototype[rawNowMethod]) (prototype.raw as unknown as Marked)[answersNow] = true;
+  if (prototype[transactionNowMethod] && prototype.transaction) (prototype.transaction as unknown as Marked)[answersNow] = true;
 }
 
 /**
@@ -66,6 +90,28 @@ export function allNow(db: Executor, sql: string, params: readonly unknown[], op
   const all = db.all;
   if ((all as unknown as Marked)[answersNow]) return (db as Executor & AnswersNow)[allNowMethod](sql, params, options);
   return Promise.resolve(all.call(db, sql, params, options));
+}
+
+/** `db.raw`, answered now where the executor can (see getNow): a write in a transaction, mostly. */
+export function rawNow(db: Executor, sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]> {
+  const raw = db.raw;
+  if ((raw as unknown as Marked)[answersNow]) return (db as Executor & WritesNow)[rawNowMethod](sql, params, options);
+  return Promise.resolve(raw.call(db, sql, params, options));
+}
+
+/**
+ * `adapter.transaction(fn)` for work that may answer now: where the adapter
+ * can (SQLite's, while no other transaction holds its writer) the
+ * transaction begins, runs `fn` and, when `fn` answers now, commits in the
+ * call; otherwise a promise, as `transaction` gives.
+ *
+ * @example
+ * const created = transactionNow(adapter, (tx) => then(store.insertNow(tx, values), (row) => then(outbox.publishNow([eventOf(row)], tx), () => row)));
+ */
+export function transactionNow<T>(adapter: Adapter, fn: (tx: Executor) => Maybe<T>, options?: QueryOptions): Maybe<T> {
+  const transaction = adapter.transaction;
+  if ((transaction as unknown as Marked)[answersNow]) return (adapter as Adapter & TransactsNow)[transactionNowMethod](fn, options);
+  return transaction.call(adapter, async (tx: Executor) => fn(tx), options) as Promise<T>;
 }
 
 /** What a read makes of its row: from the row's values where the executor reads them, else from the row keyed by column. */

@@ -17,7 +17,7 @@ import { loadDriver } from './drivers.js';
 import { batchesOfResult, type IterateOptions, rowsOfBatches, TransactionIterations } from './iterate.js';
 import { WriteLock } from './lock.js';
 import { SnapshotReaders } from './sqlite-snapshot.js';
-import { allNowMethod, allValuesNowMethod, answerNowThrough, getNowMethod, getValuesNowMethod } from './now.js';
+import { allNowMethod, allValuesNowMethod, answerNowThrough, getNowMethod, getValuesNowMethod, rawNowMethod, transactionNowMethod } from './now.js';
 import type { Maybe } from '../util/maybe.js';
 
 type Statement = Database.Statement<unknown[], Row>;
@@ -222,8 +222,11 @@ class SqliteTransaction implements Executor {
   async run(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
     return this.check(options).run(sql, params);
   }
-  async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+  [rawNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Row[] {
     return this.check(options).all(sql, params);
+  }
+  async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
+    return this[rawNowMethod](sql, params, options);
   }
   /** The writer is shared with the transaction's own statements: the rows are read at once. */
   iterateBatches(sql: string, params: readonly unknown[] = [], options?: IterateOptions): AsyncIterable<Row[]> {
@@ -363,8 +366,12 @@ class SqliteAdapter implements Adapter {
     }
   }
 
+  [rawNowMethod](sql: string, params: readonly unknown[], options?: QueryOptions): Maybe<Row[]> {
+    return this[allNowMethod](sql, params, options);
+  }
+
   async raw(sql: string, params: readonly unknown[] = [], options?: QueryOptions) {
-    return this.all(sql, params, options);
+    return this[rawNowMethod](sql, params, options);
   }
 
   /**
@@ -381,44 +388,98 @@ class SqliteAdapter implements Adapter {
   }
 
   async transaction<T>(fn: (tx: Executor) => Promise<T>, options?: QueryOptions): Promise<T> {
+    return this[transactionNowMethod](fn, options);
+  }
+
+  /**
+   * A transaction begun, run and committed in the call when the writer is
+   * free and `fn` answers now (db/now.ts transactionNow): a create with its
+   * event or history row then needs no promise at all. Otherwise it waits
+   * for this process's write lock, and for `fn`'s promise.
+   */
+  [transactionNowMethod]<T>(fn: (tx: Executor) => Maybe<T>, options?: QueryOptions): Maybe<T> {
     throwIfAborted(options?.signal);
-    return this.runTransaction(fn, () => this.control.begin.run(), options);
+    if (this.lock.tryAcquire()) return this.begin(fn, options);
+    return this.lock.acquire(options?.signal).then(() => this.begin(fn, options));
   }
 
-  migrationTransaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.runTransaction(fn, () => this.beginWhenFree());
-  }
-
-  /** Runs `fn` between `begin` and COMMIT (ROLLBACK when it throws), holding this process's write lock. */
-  private async runTransaction<T>(fn: (tx: Executor) => Promise<T>, begin: () => unknown, options?: QueryOptions): Promise<T> {
-    await this.lock.acquire(options?.signal);
-    const tx = new SqliteTransaction(this.writer);
+  async migrationTransaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    await this.lock.acquire();
     try {
-      try {
-        await begin();
-      } catch (error) {
-        throw new TxBeginError(error);
-      }
-      let result: T;
-      try {
-        result = await fn(tx).finally(() => tx.iterations.end());
-        // A cancelled request never commits: its deadline answered 504, or its client left.
-        throwIfAborted(options?.signal);
-      } catch (error) {
-        if (this.writer.db.inTransaction) this.control.rollback.run();
-        throw error;
-      }
-      try {
-        this.onCommit(options, () => this.control.commit.run());
-      } catch (error) {
-        if (this.writer.db.inTransaction) this.control.rollback.run();
-        throw new TxCommitError(error);
-      }
-      return result;
-    } finally {
-      tx.closed = true;
+      await this.beginWhenFree();
+    } catch (error) {
       this.lock.release();
+      throw new TxBeginError(error);
     }
+    return this.begun(fn);
+  }
+
+  /** BEGIN IMMEDIATE with this process's write lock taken, then `fn` (see begun); the lock is released however it ends. */
+  private begin<T>(fn: (tx: Executor) => Maybe<T>, options?: QueryOptions): Maybe<T> {
+    try {
+      this.control.begin.run();
+    } catch (error) {
+      this.lock.release();
+      throw new TxBeginError(error);
+    }
+    return this.begun(fn, options);
+  }
+
+  /** Runs `fn` in the begun transaction, then COMMIT (ROLLBACK when it throws); answers now when `fn` does. */
+  private begun<T>(fn: (tx: Executor) => Maybe<T>, options?: QueryOptions): Maybe<T> {
+    const tx = new SqliteTransaction(this.writer);
+    let result: Maybe<T>;
+    try {
+      result = fn(tx);
+    } catch (error) {
+      return this.failed(tx, error);
+    }
+    if (result instanceof Promise) return result.then((value) => this.succeeded(tx, value, options), (error: unknown) => this.failed(tx, error));
+    return this.succeeded(tx, result, options);
+  }
+
+  /** `fn` finished: its iterations end (an open one is closed first), then COMMIT. */
+  private succeeded<T>(tx: SqliteTransaction, value: T, options?: QueryOptions): Maybe<T> {
+    const ended = tx.iterations.end();
+    if (ended) return ended.then(() => this.commit(tx, value, options), (error: unknown) => this.rollBack(tx, error));
+    return this.commit(tx, value, options);
+  }
+
+  private commit<T>(tx: SqliteTransaction, value: T, options?: QueryOptions): T {
+    try {
+      // A cancelled request never commits: its deadline answered 504, or its client left.
+      throwIfAborted(options?.signal);
+    } catch (error) {
+      return this.rollBack(tx, error);
+    }
+    try {
+      this.onCommit(options, () => this.control.commit.run());
+    } catch (error) {
+      return this.rollBack(tx, new TxCommitError(error));
+    }
+    this.closeTransaction(tx);
+    return value;
+  }
+
+  /** `fn` threw: its iterations end, then ROLLBACK, and the error goes on. */
+  private failed(tx: SqliteTransaction, error: unknown): never | Promise<never> {
+    const ended = tx.iterations.end();
+    if (ended) return ended.then(() => this.rollBack(tx, error), () => this.rollBack(tx, error));
+    return this.rollBack(tx, error);
+  }
+
+  private rollBack(tx: SqliteTransaction, error: unknown): never {
+    try {
+      if (this.writer.db.inTransaction) this.control.rollback.run();
+    } finally {
+      this.closeTransaction(tx);
+    }
+    throw error;
+  }
+
+  private closeTransaction(tx: SqliteTransaction): void {
+    tx.closed = true;
+    this.lock.release();
   }
 
   /**

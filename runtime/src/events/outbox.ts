@@ -11,6 +11,8 @@
  * batch and before marking it ships that batch again (at-least-once).
  */
 import type { Adapter, Executor, Row } from '../db/adapter.js';
+import { rawNow } from '../db/now.js';
+import { type Maybe, then } from '../util/maybe.js';
 import { type Duration, durationMs } from '../config/readers.js';
 import { ConfigError } from '../errors/api-error.js';
 import { defaultLogger, type Logger } from '../log/logger.js';
@@ -20,7 +22,7 @@ import { BoundedCache } from '../util/bounded-cache.js';
 import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import { positiveWhole } from './delivery.js';
 import { isRecordEvent } from './publish.js';
-import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
+import { type EventBus, type MfxEvent, publishNowMethod, type PublishesNow, type SubscribeOptions, type Subscription } from './types.js';
 import { isoNow } from '../util/iso-time.js';
 
 export interface OutboxOptions {
@@ -104,7 +106,7 @@ const WRITTEN_EVENTS_BYTES = 4 * 1024 * 1024;
 const WRITTEN_EVENT_OVERHEAD = 256;
 
 /** See `outboxBus()`. */
-export class OutboxBus implements EventBus {
+export class OutboxBus implements EventBus, PublishesNow {
   readonly kind = 'outbox';
   readonly transactional = true;
   readonly tables: readonly TableSpec[];
@@ -153,12 +155,21 @@ export class OutboxBus implements EventBus {
 
   /** Inserts the events in `tx` (the write's transaction), or on their own without one. */
   async publish(events: readonly MfxEvent[], tx?: Executor): Promise<void> {
+    return this[publishNowMethod](events, tx);
+  }
+
+  /** publish, without a promise where the executor writes now (a SQLite transaction): publishEvents' path. */
+  [publishNowMethod](events: readonly MfxEvent[], tx?: Executor): Maybe<void> {
     if (events.length === 0) return;
     const db = tx ?? this.db;
     const now = Date.now();
     const params: unknown[] = [];
     for (const event of events) params.push(event.id, nextSeq(), event.type, JSON.stringify(event), now);
-    await db.raw(this.insertSql(events.length), params);
+    return then(rawNow(db, this.insertSql(events.length), params), () => this.wrote(events, params));
+  }
+
+  /** The rows of `events` are written (`params` their INSERT's values). */
+  private wrote(events: readonly MfxEvent[], params: readonly unknown[]): void {
     // Kept once the rows are written; a row rolled back with its write is never claimed, and its entry ages out.
     events.forEach((event, i) => {
       if (isRecordEvent(event)) this.written.add(event.id, { event, chars: (params[5 * i + 3] as string).length });

@@ -16,7 +16,8 @@ import type { WriteCaller, WriteChange, WriteOp } from '../pipeline/write-observ
 import type { ModelMeta } from '../registry/model-meta.js';
 import type { TableSpec } from '../sql/schema.js';
 import { randomTail, timeOrderedUuid } from '../util/time-ordered-id.js';
-import type { EventBus, MfxEvent } from './types.js';
+import { type EventBus, type MfxEvent, publishNowMethod, type PublishesNow } from './types.js';
+import type { Maybe } from '../util/maybe.js';
 import { isoNow } from '../util/iso-time.js';
 
 const PAST: Record<WriteOp, string> = { create: 'created', update: 'updated', delete: 'deleted' };
@@ -186,10 +187,12 @@ export function publishEvents(bus: EventBus): Hook {
       // Stopped again when the app hands over (mfx serve --watch), so one relay runs per process.
       if (typeof lifecycle.start === 'function') onStart(() => lifecycle.start!(), typeof lifecycle.stop === 'function' ? () => lifecycle.stop!() : undefined);
       if (typeof lifecycle.stop === 'function') onStop(() => lifecycle.stop!());
-      const observe = async (tx: Executor, change: WriteChange) => {
+      // An outbox writes its row now in a SQLite transaction: the create and its event then need no promise.
+      const publishNow = (bus as Partial<PublishesNow>)[publishNowMethod]?.bind(bus) ?? ((events: MfxEvent[], tx: Executor) => bus.publish(events, tx));
+      const observe = (tx: Executor, change: WriteChange): Maybe<void> => {
         if (!entry.matches(change.model.name, change.op)) return;
         const event = eventOf(change);
-        if (transactional) return bus.publish([event], tx);
+        if (transactional) return publishNow([event], tx);
         const { caller } = change;
         if (!tx.inTransaction) return ship(caller, [event]);
         const queued = pending.get(caller);

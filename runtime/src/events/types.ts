@@ -7,6 +7,7 @@
  * dead-letter republish), so those rules are written once.
  */
 import type { Executor } from '../db/adapter.js';
+import type { Maybe } from '../util/maybe.js';
 
 /** One event. Field names follow DESIGN.md; `recordId` is set on every event, create included. */
 export interface MfxEvent {
@@ -88,4 +89,16 @@ export interface EventBus {
    * the commit.
    */
   readonly transactional?: boolean;
+}
+
+/**
+ * `publish` answered now where the write does (the outbox's insert in a
+ * SQLite transaction): `publishEvents` calls it on a transactional bus that
+ * has it, so a create and its event need no promise. A symbol, so it is no
+ * part of the public EventBus.
+ */
+export const publishNowMethod = Symbol('mfx.publishNow');
+
+export interface PublishesNow {
+  [publishNowMethod](events: readonly MfxEvent[], tx?: Executor): Maybe<void>;
 }

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Adapter, CancelSignal, Executor } from '../db/adapter.js';
+import { transactionNow } from '../db/now.js';
 import { ApiError } from '../errors/api-error.js';
 import type { UploadedFile } from '../http/multipart.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestLocale } from '../locale/request.js';
 import type { ListQuery } from '../query/types.js';
 import type { ModelMeta } from '../registry/model-meta.js';
+import type { Maybe } from '../util/maybe.js';
 import type { Identity, Op, Step } from './types.js';
 
 /**
@@ -87,6 +89,12 @@ export interface ScopeFilter {
 
 type Callback = () => unknown;
 
+/** The callbacks registered while a request's own transaction runs. */
+interface TxCallbacks {
+  commit: Callback[];
+  rollback: Callback[];
+}
+
 const NO_FILES: readonly UploadedFile[] = Object.freeze([]);
 const NO_SCOPE: readonly ScopeFilter[] = Object.freeze([]);
 
@@ -141,7 +149,7 @@ export class Context {
   localeState: RequestLocale | null = null;
 
   /** Callbacks of the active transaction: after it commits, and after it rolls back; null without one. */
-  private txCallbacks: { commit: Callback[]; rollback: Callback[] } | null = null;
+  private txCallbacks: TxCallbacks | null = null;
   /** Callbacks to run after the response is written (`afterResponse`); null until one is added. */
   afterResponseCallbacks: Callback[] | null = null;
   /** Cancellation handed to the database layer; allocates nothing until used. */
@@ -307,38 +315,93 @@ export class Context {
    * const after = await ctx.transaction(async (tx) => { ...; return store.insert(tx, values) });
    */
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.transactionNow(work);
+  }
+
+  /**
+   * `transaction` for work that may answer now (mfx's own write paths): with
+   * SQLite's writer free, work that answers now and no callback registered,
+   * the transaction begins, runs and commits in the call (db/now.ts
+   * transactionNow); otherwise a promise.
+   */
+  transactionNow<T>(work: (tx: Executor) => Maybe<T>): Maybe<T> {
     if (this.tx) return work(this.tx);
-    const callbacks = { commit: [] as Callback[], rollback: [] as Callback[] };
-    let result: T;
+    const callbacks: TxCallbacks = { commit: [], rollback: [] };
+    let outcome: Maybe<T>;
     try {
-      result = await this.adapter.transaction(
-        async (tx) => {
-          this.tx = tx;
-          this.db = tx;
-          this.txCallbacks = callbacks;
-          try {
-            return await work(tx);
-          } finally {
-            this.tx = null;
-            this.db = this.adapter;
-            this.txCallbacks = null;
-          }
-        },
-        { signal: this.cancel },
-      );
+      outcome = transactionNow(this.adapter, (tx) => this.within(tx, callbacks, work), { signal: this.cancel });
     } catch (error) {
-      for (const callback of callbacks.rollback) await runCallback(callback, this.log, 'rollback callback failed');
+      return this.rolledBack(callbacks, error);
+    }
+    if (outcome instanceof Promise) {
+      return outcome.then(
+        (result) => this.committed(callbacks, result),
+        (error: unknown) => this.rolledBack(callbacks, error),
+      );
+    }
+    return this.committed(callbacks, outcome);
+  }
+
+  /** `work` with this request's executor pointing at the transaction until it has finished. */
+  private within<T>(tx: Executor, callbacks: TxCallbacks, work: (tx: Executor) => Maybe<T>): Maybe<T> {
+    this.tx = tx;
+    this.db = tx;
+    this.txCallbacks = callbacks;
+    let result: Maybe<T>;
+    try {
+      result = work(tx);
+    } catch (error) {
+      this.leaveTransaction();
       throw error;
     }
-    // A commit callback that throws an ApiError makes it the request's answer once every callback ran (the write
-    // stands: a job a non-transactional queue could not take after the commit, say); any other failure is only logged.
-    let answer: ApiError | undefined;
-    for (const callback of callbacks.commit) {
-      const surfaced = await runCallback(callback, this.log, undefined, true);
-      answer ??= surfaced;
+    if (!(result instanceof Promise)) {
+      this.leaveTransaction();
+      return result;
     }
-    if (answer) throw answer;
-    return result;
+    return result.then(
+      (value) => {
+        this.leaveTransaction();
+        return value;
+      },
+      (error: unknown) => {
+        this.leaveTransaction();
+        throw error;
+      },
+    );
+  }
+
+  private leaveTransaction(): void {
+    this.tx = null;
+    this.db = this.adapter;
+    this.txCallbacks = null;
+  }
+
+  /** The transaction rolled back: its rollback callbacks run, then the error goes on. */
+  private rolledBack(callbacks: TxCallbacks, error: unknown): never | Promise<never> {
+    if (callbacks.rollback.length === 0) throw error;
+    return (async () => {
+      for (const callback of callbacks.rollback) await runCallback(callback, this.log, 'rollback callback failed');
+      throw error;
+    })();
+  }
+
+  /**
+   * The transaction committed: its commit callbacks run. One that throws an
+   * ApiError makes it the request's answer once every callback ran (the
+   * write stands: a job a non-transactional queue could not take after the
+   * commit, say); any other failure is only logged.
+   */
+  private committed<T>(callbacks: TxCallbacks, result: T): Maybe<T> {
+    if (callbacks.commit.length === 0) return result;
+    return (async () => {
+      let answer: ApiError | undefined;
+      for (const callback of callbacks.commit) {
+        const surfaced = await runCallback(callback, this.log, undefined, true);
+        answer ??= surfaced;
+      }
+      if (answer) throw answer;
+      return result;
+    })();
   }
 }
 

@@ -6,7 +6,7 @@ import type { RecordData } from '../store/codec.js';
 import type { ModelStore, StoreOptions } from '../store/model-store.js';
 import type { CascadeObserver } from '../store/referential.js';
 import type { Context } from './context.js';
-import type { Maybe } from '../util/maybe.js';
+import { type Maybe, then } from '../util/maybe.js';
 import { notify, type ObserverPlan, refuseOutsideTransaction, type WriteCaller, type WriteObservers } from './write-observers.js';
 
 /** The writes of the DB step: create, update and delete of one model. */
@@ -62,6 +62,10 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
   const run = <T>(ctx: Context, needs: Needs, work: (db: Executor) => Promise<T>): Promise<T> =>
     needs.transaction ? ctx.transaction(work) : work(ctx.db);
 
+  /** `run` for work that may answer now: so does the write, where the executor and the observers do. */
+  const runNow = <T>(ctx: Context, needs: Needs, work: (db: Executor) => Maybe<T>): Maybe<T> =>
+    needs.transaction ? ctx.transactionNow(work) : work(ctx.db);
+
   /** Reads (and locks) the live row when the write needs it; checks If-Match against the ETag a read of it would carry. */
   const readBefore = async (ctx: Context, db: Executor, id: string, needs: Needs, ifMatch: IfMatch | null): Promise<RecordData | null | undefined> => {
     if (!needs.before) return undefined;
@@ -78,11 +82,12 @@ export function recordWrites(model: ModelMeta, store: ModelStore, observers: Wri
     insert: (ctx, values) => {
       if (creates.observers.length === 0) return store.insertNow(ctx.db, values, storeOptions(ctx));
       refuseOutsideTransaction(creates, model, 'create', ctx, ctx.tx !== null);
-      return run(ctx, needsOf(creates, null), async (db) => {
-        const after = await store.insert(db, values, storeOptions(ctx));
-        await notify(db, creates, { model, op: 'create', id: String(after.id), before: null, after, cascade: null, caller: ctx });
-        return after;
-      });
+      // Without a promise where the executor and the observers answer now (SQLite's writer free, an outbox or history row).
+      return runNow(ctx, needsOf(creates, null), (db) =>
+        then(store.insertNow(db, values, storeOptions(ctx)), (after) =>
+          then(notify(db, creates, { model, op: 'create', id: String(after.id), before: null, after, cascade: null, caller: ctx }), () => after),
+        ),
+      );
     },
     update: (ctx, id, values) => {
       const ifMatch = ifMatchOf(ctx);

@@ -13,6 +13,7 @@ import type { Logger } from '../log/logger.js';
 import type { BelongsTo, ModelMeta } from '../registry/model-meta.js';
 import type { RecordData } from '../store/codec.js';
 import type { WriteOp } from '../store/diff.js';
+import type { Maybe } from '../util/maybe.js';
 import type { Identity } from './types.js';
 
 export type { WriteOp } from '../store/diff.js';
@@ -181,20 +182,41 @@ export function refuseOutsideTransaction(plan: ObserverPlan, model: ModelMeta, o
 }
 
 /**
- * Calls every observer of a plan with one change, in registration order.
+ * Calls every observer of a plan with one change, in registration order;
+ * answers now while the observers do (an outbox row written in a SQLite
+ * transaction), a promise from the first one that returns a promise.
  *
  * @example
  * await notify(tx, plan, { model, op: 'create', id: after.id, before: null, after, cascade: null, caller: ctx });
  */
-export async function notify(tx: Executor, plan: ObserverPlan, change: WriteChange): Promise<void> {
-  for (const observer of plan.observers) {
+export function notify(tx: Executor, plan: ObserverPlan, change: WriteChange): Maybe<void> {
+  return notifyFrom(tx, plan, change, 0);
+}
+
+function notifyFrom(tx: Executor, plan: ObserverPlan, change: WriteChange, from: number): Maybe<void> {
+  const observers = plan.observers;
+  for (let i = from; i < observers.length; i++) {
+    const observer = observers[i]!;
+    let observed: void | Promise<void>;
     try {
-      await observer.observe(tx, change);
+      observed = observer.observe(tx, change);
     } catch (error) {
-      // A cancelled statement stays a cancellation; anything else is the observer's own failure.
-      throw error instanceof ApiError || error instanceof AbortedError ? error : new ObserverError(observer.name, error);
+      throw observerFailure(observer, error);
+    }
+    if (observed instanceof Promise) {
+      return observed.then(
+        () => notifyFrom(tx, plan, change, i + 1),
+        (error: unknown) => {
+          throw observerFailure(observer, error);
+        },
+      );
     }
   }
+}
+
+/** A cancelled statement stays a cancellation; anything else is the observer's own failure. */
+function observerFailure(observer: WriteObserver, error: unknown): unknown {
+  return error instanceof ApiError || error instanceof AbortedError ? error : new ObserverError(observer.name, error);
 }
 
 /** What an observer threw, with its name: the DB step answers it like a hook's error (500 INTERNAL, or PANIC). */
