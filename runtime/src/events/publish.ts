@@ -177,6 +177,7 @@ export function publishEvents(bus: EventBus): Hook {
   return describeHook(hook, {
     role: 'other',
     label: 'publishEvents()',
+    passThrough: true,
     ...(tables ? { tables } : {}),
     setup({ entry, models, observeWrites, onStart, onStop, adapterOf }) {
       if (entry.step !== 'db' || entry.position !== 'after') throw new ConfigError("publishEvents() belongs at the db step, position after: app.use('db', publishEvents(bus), { position: 'after' })");

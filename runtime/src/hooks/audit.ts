@@ -56,6 +56,7 @@ export function audit(options: AuditOptions): Hook {
   return describeHook(hook, {
     role: 'other',
     label: 'audit()',
+    passThrough: true,
     setup({ entry, models, observeWrites }) {
       if (entry.step !== 'db' || entry.position !== 'before') throw new ConfigError('audit() belongs at the db step, position before: it reads the record before the write');
       observeWrites(

@@ -75,6 +75,13 @@ export interface HookMeta {
   /** Called once per registration when the app seals; throws to refuse startup. */
   setup?: (env: HookEnvironment) => void;
   /**
+   * The hook only calls `next()`: it is registered for its setup (a write
+   * observer, system tables), so the request chains leave it out. A link in
+   * the chain would make every request of its models go through a promise
+   * per step (a user hook's link) for nothing.
+   */
+  passThrough?: boolean;
+  /**
    * System tables the hook needs (a shared store's table, say): created by
    * the migration with the models' tables, before any request. Read when
    * `app.migrate()` runs, which may be before the app seals.

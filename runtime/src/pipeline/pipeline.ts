@@ -1,7 +1,7 @@
 import { ApiError, ConfigError, RegistrationClosedError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Context } from './context.js';
-import type { RegisteredHook } from './hook-meta.js';
+import { hookMeta, type RegisteredHook } from './hook-meta.js';
 import { type Hook, type HookScope, type Next, OPS, type Op, POSITIONS, type Position, requiresBeforePosition, STEPS, type Step } from './types.js';
 import { redactBody } from '../security/encryption/redact.js';
 
@@ -269,7 +269,7 @@ export class Pipeline {
     const links: Hook[] = [];
     const tracing = trace?.enabled ? trace : null;
     for (const step of STEPS) {
-      const matching = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op) && !skip?.(e.original)) : [];
+      const matching = userSteps.includes(step) ? this.entries.filter((e) => e.step === step && matches(e, model, op) && !skip?.(e.original) && !hookMeta(e.original)?.passThrough) : [];
       const entries = [...matching.filter((e) => e.layer === 'app'), ...matching.filter((e) => e.layer === 'model')];
       const ownReplace = entries.filter((e) => e.position === 'replace' && e.layer === 'model');
       const replace = ownReplace.length > 0 ? ownReplace : entries.filter((e) => e.position === 'replace');
