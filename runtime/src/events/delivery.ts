@@ -11,6 +11,7 @@
  */
 import { ConfigError } from '../errors/api-error.js';
 import type { Logger } from '../log/logger.js';
+import type { Maybe } from '../util/maybe.js';
 import { timeOrderedUuid } from '../util/time-ordered-id.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
 import { isoNow } from '../util/iso-time.js';
@@ -130,20 +131,44 @@ export type DeliveryOutcome = 'handled' | 'dead-lettered' | 'dropped' | 'stopped
  * is lost. Never rejects.
  */
 export async function deliver(event: MfxEvent, sub: Subscriber, bus: EventBus, log: Logger, stopped: () => boolean = () => false): Promise<DeliveryOutcome> {
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= sub.retries + 1; attempt++) {
-    if (attempt > 1) {
-      await delay(Math.min(sub.backoffMs * 2 ** (attempt - 2), MAX_BACKOFF_MS));
-      if (stopped()) return 'stopped';
-    }
+  return deliverNow(event, sub, bus, log, stopped);
+}
+
+/**
+ * `deliver`, answered now when the first try's handler does (a handler that
+ * returns no promise, as a counter or an in-process cache does): the buses'
+ * own path, without a promise per event.
+ */
+export function deliverNow(event: MfxEvent, sub: Subscriber, bus: EventBus, log: Logger, stopped: () => boolean = () => false): Maybe<DeliveryOutcome> {
+  let handled: unknown;
+  try {
+    handled = sub.handler(event, { subscription: sub.name, attempt: 1 });
+  } catch (error) {
+    return tryAgain(event, sub, bus, log, stopped, 1, error);
+  }
+  // Any thenable is waited for, as `await` would.
+  if (typeof (handled as PromiseLike<unknown> | null)?.then !== 'function') return 'handled';
+  return Promise.resolve(handled).then(
+    (): DeliveryOutcome => 'handled',
+    (error: unknown) => tryAgain(event, sub, bus, log, stopped, 1, error),
+  );
+}
+
+/** The tries after a failed one (`attempt`), then the dead letter. */
+async function tryAgain(event: MfxEvent, sub: Subscriber, bus: EventBus, log: Logger, stopped: () => boolean, failed: number, error: unknown): Promise<DeliveryOutcome> {
+  let lastError = error;
+  for (let attempt = failed; ; ) {
+    log.warn({ subscription: sub.name, eventId: event.id, type: event.type, attempt, err: errorText(lastError) }, 'event handler failed');
+    // An error marked final (a webhook's 4xx) would fail the same way again: no more tries.
+    if ((lastError as { final?: unknown } | null)?.final === true || attempt > sub.retries) break;
+    attempt++;
+    await delay(Math.min(sub.backoffMs * 2 ** (attempt - 2), MAX_BACKOFF_MS));
+    if (stopped()) return 'stopped';
     try {
       await sub.handler(event, { subscription: sub.name, attempt });
       return 'handled';
-    } catch (error) {
-      lastError = error;
-      log.warn({ subscription: sub.name, eventId: event.id, type: event.type, attempt, err: errorText(error) }, 'event handler failed');
-      // An error marked final (a webhook's 4xx) would fail the same way again: no more tries.
-      if ((error as { final?: unknown } | null)?.final === true) break;
+    } catch (next) {
+      lastError = next;
     }
   }
   if (!sub.dlqType) {

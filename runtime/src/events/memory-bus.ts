@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../errors/api-error.js';
 import { defaultLogger, type Logger } from '../log/logger.js';
-import { deliver, positiveWhole, type Subscriber, subscriber } from './delivery.js';
+import { deliverNow, positiveWhole, type Subscriber, subscriber } from './delivery.js';
 import type { EventBus, MfxEvent, SubscribeOptions, Subscription } from './types.js';
 
 export interface MemoryBusOptions {
@@ -52,7 +52,9 @@ class MemorySubscription implements Subscription {
         this.queue.splice(0, this.head);
         this.head = 0;
       }
-      await deliver(event, this.sub, this.bus, this.log);
+      // A handler that answers now costs no promise (deliverNow); one that returns a promise is waited for.
+      const outcome = deliverNow(event, this.sub, this.bus, this.log);
+      if (outcome instanceof Promise) await outcome;
     }
     this.queue.length = 0;
     this.head = 0;
