@@ -154,7 +154,7 @@ export function deliverNow(event: MfxEvent, sub: Subscriber, bus: EventBus, log:
   );
 }
 
-/** The tries after a failed one (`attempt`), then the dead letter. */
+/** After try number `failed` threw `error`: the tries left, waiting the backoff before each, then the dead letter. */
 async function tryAgain(event: MfxEvent, sub: Subscriber, bus: EventBus, log: Logger, stopped: () => boolean, failed: number, error: unknown): Promise<DeliveryOutcome> {
   let lastError = error;
   for (let attempt = failed; ; ) {
