@@ -4,9 +4,25 @@
 // asynchronous path with its retries and dead letter, as `deliver` always did.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type EventBus, type MfxEvent, silentLogger } from '@mfx/runtime';
+import { type EventBus, type MfxEvent, silentLogger, type SubscribeOptions } from '@mfx/runtime';
 import { deliver, deliverNow, subscriber } from '../../../runtime/src/events/delivery.js';
 import { tickEvent } from './support.js';
+
+/** A subscriber without backoff that records the number of each try and answers as `answer` says for it. */
+function counting(options: Omit<SubscribeOptions, 'name' | 'patterns' | 'handler'>, answer: (attempt: number) => void | Promise<void>) {
+  const attempts: number[] = [];
+  const sub = subscriber({
+    name: 'counting',
+    patterns: ['*.*'],
+    backoffMs: 0,
+    ...options,
+    handler: (_event, info) => {
+      attempts.push(info.attempt);
+      return answer(info.attempt);
+    },
+  });
+  return { sub, attempts };
+}
 
 /** A bus that only records what is published to it (the dead letters). */
 function recordingBus(): EventBus & { published: MfxEvent[] } {
@@ -35,17 +51,8 @@ describe('deliverNow', () => {
 
   it('retries a handler that throws at once, then dead-letters the event, as deliver does', async () => {
     for (const run of [deliverNow, deliver]) {
-      const attempts: number[] = [];
-      const sub = subscriber({
-        name: 'failing',
-        patterns: ['*.*'],
-        retries: 2,
-        backoffMs: 0,
-        dlqType: 'tick.dead',
-        handler: (_event, info) => {
-          attempts.push(info.attempt);
-          throw new Error('refused');
-        },
+      const { sub, attempts } = counting({ retries: 2, dlqType: 'tick.dead' }, () => {
+        throw new Error('refused');
       });
       const bus = recordingBus();
       const event = tickEvent(3);
@@ -60,32 +67,16 @@ describe('deliverNow', () => {
   });
 
   it('succeeds on a retry after a first try that threw at once', async () => {
-    const attempts: number[] = [];
-    const sub = subscriber({
-      name: 'flaky',
-      patterns: ['*.*'],
-      backoffMs: 0,
-      handler: (_event, info) => {
-        attempts.push(info.attempt);
-        if (info.attempt === 1) throw new Error('once');
-      },
+    const { sub, attempts } = counting({}, (attempt) => {
+      if (attempt === 1) throw new Error('once');
     });
     assert.equal(await deliverNow(tickEvent(4), sub, recordingBus(), silentLogger), 'handled');
     assert.deepEqual(attempts, [1, 2]);
   });
 
   it('stops trying an error marked final', async () => {
-    const attempts: number[] = [];
     const final = Object.assign(new Error('gone'), { final: true });
-    const sub = subscriber({
-      name: 'final',
-      patterns: ['*.*'],
-      backoffMs: 0,
-      handler: (_event, info) => {
-        attempts.push(info.attempt);
-        return Promise.reject(final);
-      },
-    });
+    const { sub, attempts } = counting({}, () => Promise.reject(final));
     assert.equal(await deliverNow(tickEvent(5), sub, recordingBus(), silentLogger), 'dropped');
     assert.deepEqual(attempts, [1]);
   });
