@@ -4,16 +4,19 @@
 //
 //   node --import tsx bench/profile.ts sqlite 'GET /posts/:id' [out.md]
 //   node --import tsx bench/profile.ts postgres 'POST /posts'
+//   node --import tsx bench/profile.ts sqlite 'fields list profiles'
 //
 // BENCH_WARMUP_S and BENCH_DURATION_S (default 2 and 8) set the load; the raw
 // .cpuprofile is kept beside the summary when an output file is given. CG_SERVE_ARGS adds flags to
 // `mfx serve`, as for bench/instructions.ts (e.g. '--app bench/lib/events-app.mjs').
-// BENCH_PROFILE_TOP (25) sets how many functions are listed.
+// BENCH_PROFILE_TOP (25) sets how many functions are listed. The fields benchmark's tables (issue 17)
+// are named as for bench/instructions.ts: 'fields list TABLE' or 'fields read TABLE'.
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { blogWorkloads, seededBlog, seededPostgresBlog } from './lib/blog.js';
+import { ROWS, seededFields } from './lib/fields.js';
 import { startMfx } from './lib/process.js';
 
 interface Node {
@@ -88,15 +91,35 @@ export function summarise(profile: Profile, fromUs = 0, top = 25): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
+interface Target {
+  manifestDir: string;
+  db: string;
+  workload: { name: string; method?: string; path: string | (() => string); body?: () => unknown };
+  drop?: () => Promise<void>;
+}
+
+/** The seeded database and workload named on the command line: a blog workload, or a fields table's read or list. */
+async function target(): Promise<Target> {
+  const fields = /^fields (list|read) (\w+)$/.exec(only);
+  if (fields) {
+    const [, kind, table] = fields;
+    const { manifestDir, file, ids } = await seededFields();
+    const pick = () => ids[Math.floor(Math.random() * ids.length)];
+    const path = () => (kind === 'list' ? `/${table}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : `/${table}/${pick()}`);
+    return { manifestDir, db: `sqlite:${file}`, workload: { name: only, path } };
+  }
   const blog = backend === 'postgres' ? await seededPostgresBlog() : await seededBlog();
   const workload = blogWorkloads(blog).find((w) => w.name.includes(only));
   if (!workload) throw new Error(`no workload matches "${only}"`);
+  return { manifestDir: blog.manifestDir, db: 'url' in blog ? blog.url : `sqlite:${blog.copy()}`, workload, drop: 'drop' in blog ? () => blog.drop() : undefined };
+}
+
+async function main(): Promise<void> {
+  const { manifestDir, db, workload, drop } = await target();
   const dir = mkdtempSync(join(tmpdir(), 'mfx-prof-'));
-  const db = 'url' in blog ? blog.url : `sqlite:${blog.copy()}`;
   let measuredFrom = 0;
   const extra = (process.env.CG_SERVE_ARGS ?? '').split(' ').filter(Boolean);
-  const server = await startMfx(blog.manifestDir, db, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', dir], extra);
+  const server = await startMfx(manifestDir, db, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', dir], extra);
   try {
     const pick = typeof workload.path === 'function' ? workload.path : () => workload.path as string;
     const load = (duration: number) =>
@@ -106,7 +129,7 @@ async function main(): Promise<void> {
         duration,
         requests: [
           {
-            method: workload.method ?? 'GET',
+            method: (workload.method ?? 'GET') as 'GET',
             setupRequest: (req) => ({
               ...req,
               path: new URL(server.url).pathname + pick(),
@@ -122,7 +145,7 @@ async function main(): Promise<void> {
     console.log(`${workload.name} on ${backend}: ${result.requests.average.toFixed(0)} req/s`);
   } finally {
     await server.stop();
-    if ('drop' in blog) await blog.drop();
+    await drop?.();
   }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no profile written');
