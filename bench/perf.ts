@@ -34,13 +34,15 @@ interface Target {
 }
 
 /** The seeded database of the workload, and how each contender serves it. */
-async function target(): Promise<Target> {
+async function target(dir: string): Promise<Target> {
+  // V8 writes a log beside --perf-basic-prof's map; each server gets its own, in this run's directory.
+  const flags = (name: string) => ['--perf-basic-prof', `--logfile=${join(dir, `${name}.v8.log`)}`, '--no-logfile-per-isolate'];
   const fields = /^fields (list|read)$/.exec(only);
   if (fields) {
     const { manifestDir, file, ids } = await seededFields();
     const pick = () => ids[Math.floor(Math.random() * ids.length)];
     return {
-      start: () => startMfx(manifestDir, `sqlite:${file}`, ['--perf-basic-prof']),
+      start: (table) => startMfx(manifestDir, `sqlite:${file}`, flags(table)),
       method: 'GET',
       path: (table) => (fields[1] === 'list' ? `/${table}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : `/${table}/${pick()}`),
     };
@@ -50,16 +52,9 @@ async function target(): Promise<Target> {
   if (!workload) throw new Error(`no workload matches "${only}"`);
   const path = typeof workload.path === 'function' ? workload.path : () => workload.path as string;
   return {
-    async start(contender) {
+    start(contender) {
       const db = `sqlite:${blog.copy()}`;
-      if (contender === 'mfx') return startMfx(blog.manifestDir, db, ['--perf-basic-prof']);
-      // The peers take no node flags of ours; node reads this one from NODE_OPTIONS.
-      process.env.NODE_OPTIONS = '--perf-basic-prof';
-      try {
-        return await startPeer(contender, db);
-      } finally {
-        delete process.env.NODE_OPTIONS;
-      }
+      return contender === 'mfx' ? startMfx(blog.manifestDir, db, flags(contender)) : startPeer(contender, db, flags(contender));
     },
     method: workload.method ?? 'GET',
     path: () => path(),
@@ -130,8 +125,8 @@ async function sample(t: Target, contender: string, dir: string): Promise<Sample
 }
 
 async function main(): Promise<void> {
-  const t = await target();
   const dir = mkdtempSync(join(tmpdir(), 'mfx-perf-'));
+  const t = await target(dir);
   const a = await sample(t, first, dir);
   const b = await sample(t, second, dir);
   const f = (n: number) => n.toFixed(2).padStart(7);

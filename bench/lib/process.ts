@@ -104,10 +104,10 @@ export function startMfx(manifestDir: string, db: string, nodeFlags: string[] = 
   return startChild([...mfxNodeFlags, ...nodeFlags, join(root, 'compiler/dist/bin.js'), 'serve', '--manifest', manifestDir, '--db', db, '--port', '0', '--no-docs', ...quiet, ...extra], /mfx serving (http:\/\/\S+)/);
 }
 
-/** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`, or a suite's own such as `analytics-raw`) on one database (`sqlite:FILE` or a postgres:// URL). */
-export function startPeer(name: string, db: string): Promise<Child> {
+/** A hand-written peer of bench/baselines/ (`raw`: node:http, `fastify`, or a suite's own such as `analytics-raw`) on one database (`sqlite:FILE` or a postgres:// URL), under node's defaults and `nodeFlags` (bench/perf.ts's). */
+export function startPeer(name: string, db: string, nodeFlags: string[] = []): Promise<Child> {
   buildServers();
-  return startChild([join(generated, `${name}.js`), '--db', db, '--port', '0'], new RegExp(`${name} serving (http://\\S+)`));
+  return startChild([...nodeFlags, join(generated, `${name}.js`), '--db', db, '--port', '0'], new RegExp(`${name} serving (http://\\S+)`));
 }
 
 /** The hand-written server `bench/baselines/<name>.ts` with its own flags; it prints `<name> serving <url>`. */
