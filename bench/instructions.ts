@@ -38,7 +38,7 @@ import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { blogWorkloads, seededBlog } from './lib/blog.js';
-import { ROWS, seededFields } from './lib/fields.js';
+import { fieldsPath, seededFields } from './lib/fields.js';
 import { buildServers, mfxNodeFlags } from './lib/process.js';
 import { fixtureManifestDir } from '../test/support/fixtures.js';
 
@@ -68,7 +68,7 @@ const workload = panel
       ? {
           name: only,
           method: 'GET',
-          path: () => (fieldsWorkload![1] === 'list' ? `/${fieldsWorkload![2]}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : `/${fieldsWorkload![2]}/${pick(fields.ids)}`),
+          path: fieldsPath(fieldsWorkload![1] as 'list' | 'read', fieldsWorkload![2]!, fields.ids),
         }
       : { name: only, method: files === 'upload' ? 'POST' : 'GET', path: '/files' };
 if (!workload) throw new Error(`no workload matches "${only}"`);

@@ -17,9 +17,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { blogWorkloads, seededBlog } from './lib/blog.js';
-import { ROWS, seededFields } from './lib/fields.js';
+import { fieldsPath, seededFields } from './lib/fields.js';
+import { load, type Workload } from './lib/load.js';
 import { type Child, startMfx, startPeer } from './lib/process.js';
 
 const [only = 'GET /posts/:id', first = 'fastify', second = 'mfx'] = process.argv.slice(2);
@@ -28,9 +28,8 @@ const HZ = 4000;
 
 interface Target {
   start(contender: string): Promise<Child>;
-  method: string;
-  path(contender: string): string;
-  body?: () => unknown;
+  /** What the contender is loaded with (the fields tables each get their own paths). */
+  workload(contender: string): Workload;
 }
 
 /** The seeded database of the workload, and how each contender serves it. */
@@ -40,25 +39,20 @@ async function target(dir: string): Promise<Target> {
   const fields = /^fields (list|read)$/.exec(only);
   if (fields) {
     const { manifestDir, file, ids } = await seededFields();
-    const pick = () => ids[Math.floor(Math.random() * ids.length)];
     return {
       start: (table) => startMfx(manifestDir, `sqlite:${file}`, flags(table)),
-      method: 'GET',
-      path: (table) => (fields[1] === 'list' ? `/${table}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : `/${table}/${pick()}`),
+      workload: (table) => ({ name: only, path: fieldsPath(fields[1] as 'list' | 'read', table, ids) }),
     };
   }
   const blog = await seededBlog();
   const workload = blogWorkloads(blog).find((w) => w.name.includes(only));
   if (!workload) throw new Error(`no workload matches "${only}"`);
-  const path = typeof workload.path === 'function' ? workload.path : () => workload.path as string;
   return {
     start(contender) {
       const db = `sqlite:${blog.copy()}`;
       return contender === 'mfx' ? startMfx(blog.manifestDir, db, flags(contender)) : startPeer(contender, db, flags(contender));
     },
-    method: workload.method ?? 'GET',
-    path: () => path(),
-    body: workload.body,
+    workload: () => workload,
   };
 }
 
@@ -73,30 +67,13 @@ interface Sampled {
 /** Loads one contender's fresh server and samples it. */
 async function sample(t: Target, contender: string, dir: string): Promise<Sampled> {
   const server = await t.start(contender);
-  const base = new URL(server.url).pathname;
-  const load = (duration: number) =>
-    autocannon({
-      url: server.url,
-      connections: 10,
-      duration,
-      requests: [
-        {
-          method: t.method as 'GET',
-          setupRequest: (req) => ({
-            ...req,
-            path: base + t.path(contender),
-            headers: t.body ? { 'content-type': 'application/json' } : {},
-            body: t.body ? JSON.stringify(t.body()) : undefined,
-          }),
-        },
-      ],
-    });
+  const workload = t.workload(contender);
   const data = join(dir, `${contender}.data`);
   try {
-    await load(env('BENCH_WARMUP_S', 3));
+    await load(server.url, workload, env('BENCH_WARMUP_S', 3));
     const chains = process.env.BENCH_PERF_CALLGRAPH === '1' ? ['-g'] : [];
     const perf = spawn('perf', ['record', '-F', String(HZ), ...chains, '-o', data, '-p', String(server.pid)], { stdio: 'ignore' });
-    const result = await load(env('BENCH_DURATION_S', 6));
+    const result = await load(server.url, workload, env('BENCH_DURATION_S', 6));
     perf.kill('SIGINT');
     await new Promise((resolve) => perf.once('exit', resolve));
     if (result.non2xx || result.errors) throw new Error(`${contender}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
@@ -104,7 +81,7 @@ async function sample(t: Target, contender: string, dir: string): Promise<Sample
       encoding: 'utf8',
       maxBuffer: 256 * 1024 * 1024,
     });
-    const perRequest = 1e6 / HZ / result.requests.total;
+    const perRequest = 1e6 / HZ / result.requests;
     const symbols = new Map<string, number>();
     let mainUs = 0;
     let otherUs = 0;
@@ -118,7 +95,7 @@ async function sample(t: Target, contender: string, dir: string): Promise<Sample
       const symbol = row[3].replace(/file:\/\/\S*?\/(runtime|node_modules|bench)\//, '$1/').replace(/\s+-\s+-$/, '');
       symbols.set(symbol, (symbols.get(symbol) ?? 0) + us);
     }
-    return { symbols, mainUs, otherUs, rps: result.requests.average };
+    return { symbols, mainUs, otherUs, rps: result.rps };
   } finally {
     await server.stop();
   }

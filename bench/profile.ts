@@ -14,9 +14,9 @@
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { blogWorkloads, seededBlog, seededPostgresBlog } from './lib/blog.js';
-import { ROWS, seededFields } from './lib/fields.js';
+import { fieldsPath, seededFields } from './lib/fields.js';
+import { load, type Workload } from './lib/load.js';
 import { startMfx } from './lib/process.js';
 
 interface Node {
@@ -94,7 +94,7 @@ export function summarise(profile: Profile, fromUs = 0, top = 25): string {
 interface Target {
   manifestDir: string;
   db: string;
-  workload: { name: string; method?: string; path: string | (() => string); body?: () => unknown };
+  workload: Workload;
   drop?: () => Promise<void>;
 }
 
@@ -102,11 +102,8 @@ interface Target {
 async function target(): Promise<Target> {
   const fields = /^fields (list|read) (\w+)$/.exec(only);
   if (fields) {
-    const [, kind, table] = fields;
     const { manifestDir, file, ids } = await seededFields();
-    const pick = () => ids[Math.floor(Math.random() * ids.length)];
-    const path = () => (kind === 'list' ? `/${table}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : `/${table}/${pick()}`);
-    return { manifestDir, db: `sqlite:${file}`, workload: { name: only, path } };
+    return { manifestDir, db: `sqlite:${file}`, workload: { name: only, path: fieldsPath(fields[1] as 'list' | 'read', fields[2]!, ids) } };
   }
   const blog = backend === 'postgres' ? await seededPostgresBlog() : await seededBlog();
   const workload = blogWorkloads(blog).find((w) => w.name.includes(only));
@@ -121,28 +118,10 @@ async function main(): Promise<void> {
   const extra = (process.env.CG_SERVE_ARGS ?? '').split(' ').filter(Boolean);
   const server = await startMfx(manifestDir, db, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', dir], extra);
   try {
-    const pick = typeof workload.path === 'function' ? workload.path : () => workload.path as string;
-    const load = (duration: number) =>
-      autocannon({
-        url: server.url,
-        connections: 10,
-        duration,
-        requests: [
-          {
-            method: (workload.method ?? 'GET') as 'GET',
-            setupRequest: (req) => ({
-              ...req,
-              path: new URL(server.url).pathname + pick(),
-              headers: workload.body ? { 'content-type': 'application/json' } : {},
-              body: workload.body ? JSON.stringify(workload.body()) : undefined,
-            }),
-          },
-        ],
-      });
-    await load(env('BENCH_WARMUP_S', 2));
+    await load(server.url, workload, env('BENCH_WARMUP_S', 2));
     measuredFrom = Number(process.hrtime.bigint() / 1000n);
-    const result = await load(env('BENCH_DURATION_S', 8));
-    console.log(`${workload.name} on ${backend}: ${result.requests.average.toFixed(0)} req/s`);
+    const result = await load(server.url, workload, env('BENCH_DURATION_S', 8));
+    console.log(`${workload.name} on ${backend}: ${result.rps.toFixed(0)} req/s`);
   } finally {
     await server.stop();
     await drop?.();

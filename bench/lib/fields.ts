@@ -71,3 +71,8 @@ export async function seededFields(): Promise<SeededFields> {
   const { file, ids } = await seeded(manifestDir, keys);
   return { manifestDir, file, ids };
 }
+
+/** A request of the fields benchmark on one table: a list of 20 at a random page, or a random record by id. */
+export function fieldsPath(kind: 'list' | 'read', table: string, ids: readonly string[]): () => string {
+  return kind === 'list' ? () => `/${table}?limit=20&page=${1 + Math.floor(Math.random() * (ROWS / 20))}` : () => `/${table}/${ids[Math.floor(Math.random() * ids.length)]}`;
+}

@@ -16,7 +16,7 @@ export interface Workload {
   raw?: { contentType: string; bytes: Buffer };
 }
 
-interface LoadResult {
+export interface LoadResult {
   rps: number;
   requests: number;
   p99: number;
@@ -43,7 +43,8 @@ export interface Contender {
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
-async function run(base: string, workload: Workload, durationS: number): Promise<LoadResult> {
+/** One run of autocannon (BENCH_CONNECTIONS, default 10) against a server's base URL with one workload. */
+export async function load(base: string, workload: Workload, durationS: number): Promise<LoadResult> {
   const pick = typeof workload.path === 'function' ? workload.path : () => workload.path as string;
   const result = await autocannon({
     url: base,
@@ -68,12 +69,12 @@ async function run(base: string, workload: Workload, durationS: number): Promise
 async function measureFresh(contender: Contender, workload: Workload): Promise<Sample> {
   const server = await contender.start();
   try {
-    await run(server.url, workload, env('BENCH_WARMUP_S', 3));
+    await load(server.url, workload, env('BENCH_WARMUP_S', 3));
     const durationS = env('BENCH_DURATION_S', 10);
     let rssMb = NaN;
     const halfway = setTimeout(() => (rssMb = memory(server.pid).rssMb), (durationS * 1000) / 2);
     const cpuBefore = cpuMs(server.pid);
-    const result = await run(server.url, workload, durationS);
+    const result = await load(server.url, workload, durationS);
     const cpu = cpuMs(server.pid) - cpuBefore;
     clearTimeout(halfway);
     return { ...result, cpuUs: (cpu * 1000) / Math.max(1, result.requests), rssMb, peakMb: memory(server.pid).peakMb };
