@@ -35,8 +35,8 @@ export interface StorageFactory {
   /** Named in suite titles: `disk`, `s3`. */
   name: string;
   open(): Promise<StorageHarness>;
-  /** How far RSS may grow while a large body streams through (default 16 MiB): a storage that buffers parts needs more. */
-  maxRssGrowth?: number;
+  /** How far the memory JavaScript holds (heap and Buffers) may grow while a large body streams through (default 16 MiB): a storage that buffers parts needs more. */
+  maxHeldGrowth?: number;
 }
 
 /** Every file under `dir`, relative to it (none when it is missing). */

@@ -77,7 +77,7 @@ const PREFIX = 'app/';
 export const s3StorageFactory: StorageFactory = {
   name: 's3',
   // The part being sent, the one being filled and its chunks: 5 MiB each (partSize × (queueSize + 2)).
-  maxRssGrowth: 20 * 1024 * 1024,
+  maxHeldGrowth: 20 * 1024 * 1024,
   async open() {
     const s3 = await startS3Server();
     const storage = s3Storage({ bucket: s3.bucket, endpoint: s3.endpoint, credentials: s3.credentials, forcePathStyle: true, prefix: PREFIX });
