@@ -13,7 +13,9 @@
 // (default 1: one at a time), as the bench's load does: with requests in
 // flight together, more of what each allocates survives a scavenge, which one
 // connection never shows. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
-// CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_SERVE_ARGS adds
+// CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_CACHE=1 simulates
+// the caches too (slower) and prints their misses per request beside the instructions, for two
+// builds whose instructions and times disagree; CG_SERVE_ARGS adds
 // flags to `mfx serve` (e.g. '--app bench/lib/events-app.mjs', the events bench's server).
 //
 // A bin named `peer:raw` or `peer:fastify` serves a blog workload with that hand-written peer of
@@ -139,11 +141,17 @@ async function commandOf(bin: string, dir: string): Promise<{ args: string[]; re
   return { args: [...mfxNodeFlags, bin, 'serve', '--manifest', blog!.manifestDir, '--db', `sqlite:${db}`, '--port', '0', '--no-docs', ...admin, ...extra], ready, db };
 }
 
-async function count(bin: string): Promise<number> {
+const CACHE = process.env.CG_CACHE === '1';
+
+/** The events of a callgrind run per request: instructions (Ir), and with CG_CACHE the caches' misses. */
+type Counts = Record<string, number>;
+
+async function count(bin: string): Promise<Counts> {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-cg-'));
   const { args, ready, db } = await commandOf(bin, dir);
   const out = join(dir, `cg.${Date.now()}.out`);
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...args], {
+  const cache = CACHE ? ['--cache-sim=yes'] : [];
+  const child = spawn('valgrind', ['--tool=callgrind', ...cache, '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -163,18 +171,26 @@ async function count(bin: string): Promise<number> {
   spawnSync('callgrind_control', ['-d', String(child.pid)]);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
-  let total = 0;
+  let totals: Counts = {};
   for (const file of readdirSync(dirname(out)).filter((f) => f.startsWith(`cg.`))) {
-    const m = /^totals: (\d+)/m.exec(readFileSync(join(dirname(out), file), 'utf8'));
-    if (m) total = Math.max(total, Number(m[1]));
+    const dump = readFileSync(join(dirname(out), file), 'utf8');
+    const events = /^events: (.+)$/m.exec(dump)?.[1].split(' ') ?? ['Ir'];
+    const m = /^totals: (.+)$/m.exec(dump);
+    // The dump of the main thread is the one with the most instructions.
+    if (m && Number(m[1].split(' ')[0]) > (totals.Ir ?? 0)) totals = Object.fromEntries(events.map((e, i) => [e, Number(m[1].split(' ')[i] ?? 0)]));
     // CG_KEEP=DIR keeps the dumps there, for callgrind_annotate.
     if (process.env.CG_KEEP) copyFileSync(join(dirname(out), file), join(process.env.CG_KEEP, file));
     rmSync(join(dirname(out), file));
   }
   if (db) rmSync(db, { force: true });
   rmSync(dir, { recursive: true, force: true });
-  return total / N;
+  return Object.fromEntries(Object.entries(totals).map(([event, total]) => [event, total / N]));
 }
 
-for (const bin of bins) console.log(`${workload.name}  ${bin}: ${(await count(bin) / 1000).toFixed(1)} k instructions/request (${N} requests after ${WARM}${C > 1 ? `, ${C} at once` : ''})`);
+for (const bin of bins) {
+  const counts = await count(bin);
+  // I1mr, D1mr and D1mw: first-level misses (instruction fetch, data read, data write); ILmr, DLmr, DLmw: last-level.
+  const misses = CACHE ? `; misses/request: ${['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw'].map((e) => `${e} ${(counts[e] ?? 0).toFixed(0)}`).join(', ')}` : '';
+  console.log(`${workload.name}  ${bin}: ${((counts.Ir ?? 0) / 1000).toFixed(1)} k instructions/request (${N} requests after ${WARM}${C > 1 ? `, ${C} at once` : ''})${misses}`);
+}
 agent.destroy();

@@ -3,7 +3,7 @@
 // per measured run the requests per second, the server's CPU time per request
 // (from /proc, steadier than req/s on a shared machine) and its memory under load.
 import autocannon from 'autocannon';
-import { cpuMs, median, memory } from './proc.js';
+import { cpuTimes, median, memory } from './proc.js';
 import { type Child, mfxNodeFlags } from './process.js';
 
 export interface Workload {
@@ -28,6 +28,8 @@ export interface LoadResult {
 export interface Sample extends LoadResult {
   /** Server CPU time (user + system) per answered request, in µs. */
   cpuUs: number;
+  /** The system part of cpuUs (the kernel's work for the server: socket and file syscalls). */
+  systemUs: number;
   /** Resident set size halfway through the measured run, in MB. */
   rssMb: number;
   /** The process's peak resident set size (VmHWM) at the end of the run, in MB. */
@@ -73,11 +75,18 @@ async function measureFresh(contender: Contender, workload: Workload): Promise<S
     const durationS = env('BENCH_DURATION_S', 10);
     let rssMb = NaN;
     const halfway = setTimeout(() => (rssMb = memory(server.pid).rssMb), (durationS * 1000) / 2);
-    const cpuBefore = cpuMs(server.pid);
+    const before = cpuTimes(server.pid);
     const result = await load(server.url, workload, durationS);
-    const cpu = cpuMs(server.pid) - cpuBefore;
+    const after = cpuTimes(server.pid);
     clearTimeout(halfway);
-    return { ...result, cpuUs: (cpu * 1000) / Math.max(1, result.requests), rssMb, peakMb: memory(server.pid).peakMb };
+    const perRequest = (ms: number) => (ms * 1000) / Math.max(1, result.requests);
+    return {
+      ...result,
+      cpuUs: perRequest(after.userMs + after.systemMs - before.userMs - before.systemMs),
+      systemUs: perRequest(after.systemMs - before.systemMs),
+      rssMb,
+      peakMb: memory(server.pid).peakMb,
+    };
   } finally {
     await server.stop();
   }
@@ -102,7 +111,7 @@ export async function compare(workload: Workload, contenders: Contender[], round
       const sample = await measureFresh(contender, workload);
       samples.get(contender.name)!.push(sample);
       if (process.env.BENCH_VERBOSE === '1') {
-        console.log(`  round ${round + 1} ${workload.name} ${contender.name}: ${sample.rps.toFixed(0)} req/s, ${sample.cpuUs.toFixed(0)} µs CPU/req, RSS ${sample.rssMb.toFixed(0)} MB`);
+        console.log(`  round ${round + 1} ${workload.name} ${contender.name}: ${sample.rps.toFixed(0)} req/s, ${sample.cpuUs.toFixed(0)} µs CPU/req (system ${sample.systemUs.toFixed(0)}), RSS ${sample.rssMb.toFixed(0)} MB`);
       }
     }
   }
@@ -128,11 +137,11 @@ export function report(rows: Row[], contenders: Contender[], goals: Record<strin
   for (const row of rows) {
     const { workload, samples } = row;
     console.log(`\n${workload}`);
-    console.log(`  ${pad('', 26)}${pad('req/s', 9)}${pad('CPU µs/req', 12)}${pad('p99 ms', 8)}${pad('RSS MB', 8)}peak MB`);
+    console.log(`  ${pad('', 26)}${pad('req/s', 9)}${pad('CPU µs/req', 12)}${pad('of it sys', 11)}${pad('p99 ms', 8)}${pad('RSS MB', 8)}peak MB`);
     for (const c of contenders) {
       const s = samples.get(c.name)!;
       const m = (f: (x: Sample) => number) => median(s.map(f));
-      console.log(`  ${pad(c.label, 26)}${pad(m((x) => x.rps).toFixed(0), 9)}${pad(m((x) => x.cpuUs).toFixed(0), 12)}${pad(m((x) => x.p99).toFixed(0), 8)}${pad(m((x) => x.rssMb).toFixed(0), 8)}${Math.max(...s.map((x) => x.peakMb)).toFixed(0)}`);
+      console.log(`  ${pad(c.label, 26)}${pad(m((x) => x.rps).toFixed(0), 9)}${pad(m((x) => x.cpuUs).toFixed(0), 12)}${pad(m((x) => x.systemUs).toFixed(0), 11)}${pad(m((x) => x.p99).toFixed(0), 8)}${pad(m((x) => x.rssMb).toFixed(0), 8)}${Math.max(...s.map((x) => x.peakMb)).toFixed(0)}`);
       const errors = s.reduce((n, x) => n + x.errors + x.non2xx, 0);
       if (errors) console.log(`    ${errors} errors or non-2xx answers`);
     }

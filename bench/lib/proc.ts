@@ -16,11 +16,23 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User + system CPU time of a process so far (all its threads: the libuv pool's log writes count), in ms. */
-export function cpuMs(pid: number): number {
+/** CPU time of a process so far, in ms: user and system (the kernel's work for it: syscalls, page faults). */
+export interface CpuTimes {
+  userMs: number;
+  systemMs: number;
+}
+
+/** User and system CPU time of a process so far (all its threads: the libuv pool's log writes count). */
+export function cpuTimes(pid: number): CpuTimes {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  return { userMs: (Number(fields[11]) * 1000) / clockTicks(), systemMs: (Number(fields[12]) * 1000) / clockTicks() };
+}
+
+/** User + system CPU time of a process so far, in ms. */
+export function cpuMs(pid: number): number {
+  const { userMs, systemMs } = cpuTimes(pid);
+  return userMs + systemMs;
 }
 
 export interface Memory {
