@@ -1,7 +1,8 @@
 // The statements mfx runs for the blog's posts (read, list with filter, sort and
 // count, include=author,comments, create), copied from what mfx sends to each
-// driver, so that every baseline runs the same SQL. Only the placeholders and
-// the id-list test differ between SQLite and PostgreSQL, as they do in mfx.
+// driver, so that every baseline runs the same SQL. Only the placeholders, the
+// id-list test and the form of a sorted page (its ids first on SQLite, the
+// dialect's latePageRows) differ between SQLite and PostgreSQL, as they do in mfx.
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -43,9 +44,11 @@ export function blogStatements(dialect: Dialect): BlogStatements {
     byId: statement(() => `SELECT ${plain(postColumns)} FROM "posts" WHERE "id" = ${p()} AND "deleted_at" IS NULL`),
     page: statement(() => `SELECT ${aliased('t', postColumns)} FROM "posts" "t" WHERE ${live} ORDER BY "t"."id" ASC LIMIT ${p()} OFFSET ${p()}`),
     pageCount: statement(() => `SELECT COUNT(*) AS n FROM "posts" "t" WHERE ${live}`),
-    filtered: statement(
-      () => `SELECT ${aliased('t', postColumns)} FROM "posts" "t" WHERE ${live} AND "t"."status" = ${p()} ORDER BY "t"."views" DESC NULLS FIRST, "t"."id" ASC LIMIT ${p()} OFFSET ${p()}`,
-    ),
+    filtered: statement(() => {
+      const order = `ORDER BY "t"."views" DESC NULLS FIRST, "t"."id" ASC`;
+      const page = `FROM "posts" "t" WHERE ${live} AND "t"."status" = ${p()} ${order} LIMIT ${p()} OFFSET ${p()}`;
+      return dialect === 'sqlite' ? `SELECT ${aliased('t', postColumns)} FROM "posts" "t" WHERE "t"."id" IN (SELECT "t"."id" ${page}) ${order}` : `SELECT ${aliased('t', postColumns)} ${page}`;
+    }),
     filteredCount: statement(() => `SELECT COUNT(*) AS n FROM "posts" "t" WHERE ${live} AND "t"."status" = ${p()}`),
     authors: statement(() => `SELECT ${aliased('r', userColumns)}, "r"."id" AS "__mfx_owner" FROM "users" "r" WHERE "r"."id" ${inList()} ORDER BY "r"."id"`),
     comments: statement(

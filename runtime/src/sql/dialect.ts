@@ -102,6 +102,16 @@ export interface SqlDialect {
    */
   unindexed(column: string): string;
   /**
+   * Whether a sorted page is read in two steps in one statement: the ids of
+   * its rows first (sorted, limited and offset), then those rows by id. On
+   * SQLite the sorter copies every selected column of each row that could
+   * still make the page (all the rows before it too), so a page of wide rows
+   * sorted on an unindexed column took twice as long at page 21 (docs/
+   * decisions.md, "Sorted pages"). PostgreSQL's sort keeps rows as they are
+   * and gained nothing.
+   */
+  readonly latePageRows: boolean;
+  /**
    * Whether a failed statement poisons the whole transaction (PostgreSQL):
    * work that may fail without failing the request runs inside a SAVEPOINT.
    */

@@ -202,12 +202,10 @@ export class ModelStore {
   /** list, answered without a promise where the executor can (db/now.ts): the list route's own call. */
   listNow(db: Executor, query: ListQuery, options: StoreOptions & { keyset?: Keyset | null } = {}): Maybe<Page> {
     const keyset = options.keyset ?? null;
-    const input = { query, scope: options.scope, keyset };
-    const select = new SqlBuilder(this.dialect).text(this.rootSelect);
-    const joins = keyset ? new Map([['', ROOT]]) : writeSortJoins(select, this.model, query.sorts, options.scope);
-    writeWhere(select, this.model, input);
-    writeOrder(select, this.model, query.sorts, joins, keyset);
     if (keyset) {
+      const select = new SqlBuilder(this.dialect).text(this.rootSelect);
+      writeWhere(select, this.model, { query, scope: options.scope, keyset });
+      writeOrder(select, this.model, query.sorts, new Map([['', ROOT]]), keyset);
       select.text(' LIMIT ').value(query.limit + 1);
       // The row past the limit only says that another page follows: it is not decoded (nor its encrypted fields opened).
       const limit = query.limit;
@@ -216,10 +214,40 @@ export class ModelStore {
         rows: (rows) => ({ records: rows.slice(0, limit).map(this.decode), total: null, hasMore: rows.length > limit }),
       });
     }
-    select.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
+    const select = this.pageSelect(query, options.scope);
     return then(readAllNow(db, select.sql, select.params, options, this.listed), (records) =>
       then(this.countNow(db, query, options), (total) => ({ records, total })),
     );
+  }
+
+  /**
+   * The statement of an offset page. A sorted page on a dialect with
+   * latePageRows selects its rows by id from the page's ids, sorted, limited
+   * and offset in a subquery, and sorts those rows again by the same keys
+   * (IN keeps no order): the same rows in the same order, with only the ids
+   * and sort keys of the rows before the page going through the sorter.
+   */
+  private pageSelect(query: ListQuery, scope: StoreOptions['scope']): SqlBuilder {
+    const select = new SqlBuilder(this.dialect).text(this.rootSelect);
+    if (!(query.sorts.length > 0 && this.dialect.latePageRows)) {
+      this.writePage(select, query, scope);
+      return select;
+    }
+    const joins = writeSortJoins(select, this.model, query.sorts, scope);
+    const id = `${this.dialect.quote(ROOT)}.${this.dialect.quote('id')}`;
+    select.text(` WHERE ${id} IN (SELECT ${id} FROM `).id(this.model.table).text(' ').id(ROOT);
+    this.writePage(select, query, scope);
+    select.text(')');
+    writeOrder(select, this.model, query.sorts, joins, null);
+    return select;
+  }
+
+  /** A page's joins for its sorts, WHERE, ORDER BY, LIMIT and OFFSET, after `FROM <table> t`. */
+  private writePage(sql: SqlBuilder, query: ListQuery, scope: StoreOptions['scope']): void {
+    const joins = writeSortJoins(sql, this.model, query.sorts, scope);
+    writeWhere(sql, this.model, { query, scope, keyset: null });
+    writeOrder(sql, this.model, query.sorts, joins, null);
+    sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
   }
 
   /**

@@ -94,6 +94,7 @@ export const postgres: SqlDialect = {
   lockRowsNoKeyClause: ' FOR NO KEY UPDATE',
   lockRowsSkipLockedClause: ' FOR UPDATE SKIP LOCKED',
   unindexed: (column) => column,
+  latePageRows: false,
   failedStatementAbortsTransaction: true,
   mapError: mapPostgresError,
 

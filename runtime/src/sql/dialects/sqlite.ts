@@ -91,6 +91,7 @@ export const sqlite: SqlDialect = {
   lockRowsNoKeyClause: '',
   lockRowsSkipLockedClause: '',
   unindexed: (column) => `+${column}`,
+  latePageRows: true,
   failedStatementAbortsTransaction: false,
   mapError: mapSqliteError,
 
