@@ -242,12 +242,17 @@ export class ModelStore {
     return select;
   }
 
-  /** A page's joins for its sorts, WHERE, ORDER BY, LIMIT and OFFSET, after `FROM <table> t`. */
+  /** A page's rows after `FROM <table> t`: the list's selection (writeSelection), LIMIT and OFFSET. */
   private writePage(sql: SqlBuilder, query: ListQuery, scope: StoreOptions['scope']): void {
+    this.writeSelection(sql, query, scope);
+    sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
+  }
+
+  /** The rows of a list query in its order, after `FROM <table> t`: joins for its sorts, WHERE and ORDER BY. */
+  private writeSelection(sql: SqlBuilder, query: ListQuery, scope: StoreOptions['scope']): void {
     const joins = writeSortJoins(sql, this.model, query.sorts, scope);
     writeWhere(sql, this.model, { query, scope, keyset: null });
     writeOrder(sql, this.model, query.sorts, joins, null);
-    sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
   }
 
   /**
@@ -256,11 +261,8 @@ export class ModelStore {
    * caller with `decode`.
    */
   selectAll(query: ListQuery, scope: readonly ScopeFilter[] | undefined, limit: number): { sql: string; params: unknown[] } {
-    const input = { query, scope, keyset: null };
     const select = new SqlBuilder(this.dialect).text(this.rootSelect);
-    const joins = writeSortJoins(select, this.model, query.sorts, scope);
-    writeWhere(select, this.model, input);
-    writeOrder(select, this.model, query.sorts, joins, null);
+    this.writeSelection(select, query, scope);
     select.text(' LIMIT ').value(limit);
     return { sql: select.sql, params: select.params };
   }
