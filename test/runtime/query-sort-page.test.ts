@@ -63,6 +63,12 @@ eachBackend('sort, paging and select', (backend) => {
     assert.deepEqual(res.body.data.map((p: { title: string }) => p.title), ['p4']);
     const all = await server.request('GET', '/posts?limit=500');
     assert.deepEqual(all.body.meta, { total: 5, page: 1, limit: 200, pages: 1 });
+    // The last page (not full), a full one and one past the end: the same total.
+    for (const [page, rows] of [[3, 1], [2, 2], [4, 0], [99, 0]]) {
+      const res = await server.request('GET', `/posts?sort=views:asc&limit=2&page=${page}`);
+      assert.equal(res.body.data.length, rows, `page ${page}`);
+      assert.deepEqual(res.body.meta, { total: 5, page, limit: 2, pages: 3 }, `page ${page}`);
+    }
     await refused('/posts?limit=0', 'limit must be at least 1, got "0"');
     await refused('/posts?page=x', 'page must be a positive integer, got "x"');
   });
