@@ -107,8 +107,8 @@ export interface SqlDialect {
    * SQLite the sorter copies every selected column of each row that could
    * still make the page (all the rows before it too), so a page of wide rows
    * sorted on an unindexed column took twice as long at page 21 (docs/
-   * decisions.md, "Sorted pages"). PostgreSQL's sort keeps rows as they are
-   * and gained nothing.
+   * decisions.md, "Per-request cost, eighth round"). PostgreSQL's sort keeps
+   * rows as they are and gained nothing.
    */
   readonly latePageRows: boolean;
   /**
