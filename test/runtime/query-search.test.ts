@@ -41,6 +41,12 @@ eachBackend('full-text search', (backend) => {
     assert.deepEqual(await codes('q=budget&filter=size:gt:1'), ['b']);
     const res = await server.request('GET', '/docs?q=budget&limit=1');
     assert.equal(res.body.meta.total, 2);
+    // Sorted and paged (SQLite reads a sorted page's ids first, the search inside that step).
+    for (const [page, code] of [[1, 'b'], [2, 'a']] as const) {
+      const sorted = await server.request('GET', `/docs?q=budget&sort=size:desc&limit=1&page=${page}`);
+      assert.deepEqual(sorted.body.data.map((d: { code: string }) => d.code), [code], `page ${page}`);
+      assert.equal(sorted.body.meta.total, 2, `page ${page}`);
+    }
   });
 
   it('stays in sync on update, delete and raw SQL; soft-deleted rows are excluded', async () => {
