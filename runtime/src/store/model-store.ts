@@ -36,6 +36,9 @@ export interface StoreOptions extends QueryOptions {
   hard?: boolean;
 }
 
+/** The rows before an offset page. */
+const offsetOf = (query: ListQuery): number => (query.page - 1) * query.limit;
+
 export interface Page {
   records: RecordData[];
   /** Full match count; null under keyset pagination, which does not count. */
@@ -215,7 +218,7 @@ export class ModelStore {
       });
     }
     const select = this.pageSelect(query, options.scope);
-    const offset = (query.page - 1) * query.limit;
+    const offset = offsetOf(query);
     return then(readAllNow(db, select.sql, select.params, options, this.listed), (records) =>
       // A page that is not full is the last one: the rows before it and its own are all there are (no count to run).
       // An empty page past the first says nothing of how many rows there are.
@@ -250,7 +253,7 @@ export class ModelStore {
   /** A page's rows after `FROM <table> t`: the list's selection (writeSelection), LIMIT and OFFSET. */
   private writePage(sql: SqlBuilder, query: ListQuery, scope: StoreOptions['scope']): void {
     this.writeSelection(sql, query, scope);
-    sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value((query.page - 1) * query.limit);
+    sql.text(' LIMIT ').value(query.limit).text(' OFFSET ').value(offsetOf(query));
   }
 
   /** The rows of a list query in its order, after `FROM <table> t`: joins for its sorts, WHERE and ORDER BY. */
