@@ -87,6 +87,8 @@ export class ModelStore {
   private readonly live: string | null;
   private readonly statements = new Map<string, string>();
   private readonly rootSelect: string;
+  /** ` WHERE t.id IN (SELECT t.id FROM <table> t`: the opening of a sorted page's first step (pageSelect). */
+  private readonly pageIdsFrom: string;
   private readonly referential: ReferentialDelete;
   /** Where each column of the INSERT template takes its value from, in template order. */
   private readonly insertValues: readonly InsertValue[];
@@ -102,6 +104,8 @@ export class ModelStore {
     this.columnList = model.columns.map((c) => dialect.quote(c.column)).join(', ');
     this.live = notDeleted(model.manifest, dialect);
     this.rootSelect = `SELECT ${model.columns.map((c) => `${dialect.quote(ROOT)}.${dialect.quote(c.column)}`).join(', ')} FROM ${dialect.quote(model.table)} ${dialect.quote(ROOT)}`;
+    const id = `${dialect.quote(ROOT)}.${dialect.quote('id')}`;
+    this.pageIdsFrom = ` WHERE ${id} IN (SELECT ${id} FROM ${dialect.quote(model.table)} ${dialect.quote(ROOT)}`;
     this.referential = new ReferentialDelete(dialect);
     const columns = model.columns.map((c) => c.column);
     if (columns.join('\0') !== this.templates.insertColumns.join('\0')) {
@@ -242,8 +246,7 @@ export class ModelStore {
       return select;
     }
     const joins = writeSortJoins(select, this.model, query.sorts, scope);
-    const id = `${this.dialect.quote(ROOT)}.${this.dialect.quote('id')}`;
-    select.text(` WHERE ${id} IN (SELECT ${id} FROM `).id(this.model.table).text(' ').id(ROOT);
+    select.text(this.pageIdsFrom);
     this.writePage(select, query, scope);
     select.text(')');
     writeOrder(select, this.model, query.sorts, joins, null);
