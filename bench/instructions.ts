@@ -175,9 +175,9 @@ async function count(bin: string): Promise<Counts> {
   for (const file of readdirSync(dirname(out)).filter((f) => f.startsWith(`cg.`))) {
     const dump = readFileSync(join(dirname(out), file), 'utf8');
     const events = /^events: (.+)$/m.exec(dump)?.[1].split(' ') ?? ['Ir'];
-    const m = /^totals: (.+)$/m.exec(dump);
-    // The dump of the main thread is the one with the most instructions.
-    if (m && Number(m[1].split(' ')[0]) > (totals.Ir ?? 0)) totals = Object.fromEntries(events.map((e, i) => [e, Number(m[1].split(' ')[i] ?? 0)]));
+    const values = /^totals: (.+)$/m.exec(dump)?.[1].split(' ').map(Number) ?? [];
+    // The dump of the main thread is the one with the most instructions (Ir, the first event).
+    if ((values[0] ?? 0) > (totals.Ir ?? 0)) totals = Object.fromEntries(events.map((e, i) => [e, values[i] ?? 0]));
     // CG_KEEP=DIR keeps the dumps there, for callgrind_annotate.
     if (process.env.CG_KEEP) copyFileSync(join(dirname(out), file), join(process.env.CG_KEEP, file));
     rmSync(join(dirname(out), file));

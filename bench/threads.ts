@@ -6,46 +6,20 @@
 //
 // Each server runs under --trace-gc (mfx under its bench flags too), and V8's collections of
 // the measured run are summed: how many scavenges and mark-compacts, and their pause per request.
-import { readdirSync, readFileSync } from 'node:fs';
-import { blogWorkloads, onFreshCopy, seededBlog } from './lib/blog.js';
+import { readFileSync } from 'node:fs';
+import { blogContenders, blogWorkloads, seededBlog } from './lib/blog.js';
 import { load } from './lib/load.js';
-import { buildServers, startMfx, startPeer } from './lib/process.js';
-import { median } from './lib/proc.js';
+import { buildServers } from './lib/process.js';
+import { median, threadCpuTimes } from './lib/proc.js';
 
 const [only = 'POST /posts', roundsArg = '3'] = process.argv.slice(2);
-const TICK_US = 10_000; // /proc's clock tick (CLK_TCK 100)
-
-/** Each thread's name with its user and system ticks (threads of one name summed). */
-function threads(pid: number): Map<string, { user: number; system: number }> {
-  const out = new Map<string, { user: number; system: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended
-    }
-    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '').trim();
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seen = out.get(name) ?? { user: 0, system: 0 };
-    seen.user += Number(fields[11]);
-    seen.system += Number(fields[12]);
-    out.set(name, seen);
-  }
-  return out;
-}
 
 buildServers();
 const blog = await seededBlog();
 const workload = blogWorkloads(blog).find((w) => w.name === only);
 if (!workload) throw new Error(`no workload ${only}`);
 const results = new Map<string, Map<string, { user: number[]; system: number[] }>>();
-const TRACE = ['--trace-gc'];
-const contenders = [
-  { name: 'mfx', start: onFreshCopy(() => blog.copy(), (db) => startMfx(blog.manifestDir, db, TRACE)) },
-  { name: 'raw', start: onFreshCopy(() => blog.copy(), (db) => startPeer('raw', db, TRACE)) },
-  { name: 'fastify', start: onFreshCopy(() => blog.copy(), (db) => startPeer('fastify', db, TRACE)) },
-];
+const contenders = blogContenders(blog, ['--trace-gc']);
 /** Per contender: scavenges and mark-compacts per 1000 requests, and their pauses in µs per request, one entry a round. */
 const collections = new Map<string, { kind: string; per1000: number; pauseUs: number }[][]>();
 
@@ -66,19 +40,19 @@ for (let round = 0; round < Number(roundsArg); round++) {
     try {
       await load(server.url, workload, 3);
       const logged = readFileSync(server.logFile, 'utf8').length;
-      const before = threads(server.pid);
+      const before = threadCpuTimes(server.pid);
       const { requests } = await load(server.url, workload, 10);
-      const after = threads(server.pid);
+      const after = threadCpuTimes(server.pid);
       const gcs = collections.get(contender.name) ?? [];
       gcs.push(summedCollections(readFileSync(server.logFile, 'utf8').slice(logged), requests));
       collections.set(contender.name, gcs);
       const byThread = results.get(contender.name) ?? new Map();
       results.set(contender.name, byThread);
-      for (const [name, ticks] of after) {
-        const was = before.get(name) ?? { user: 0, system: 0 };
+      for (const [name, times] of after) {
+        const was = before.get(name) ?? { userMs: 0, systemMs: 0 };
         const seen = byThread.get(name) ?? { user: [], system: [] };
-        seen.user.push(((ticks.user - was.user) * TICK_US) / requests);
-        seen.system.push(((ticks.system - was.system) * TICK_US) / requests);
+        seen.user.push(((times.userMs - was.userMs) * 1000) / requests);
+        seen.system.push(((times.systemMs - was.systemMs) * 1000) / requests);
         byThread.set(name, seen);
       }
     } finally {

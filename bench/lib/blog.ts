@@ -167,14 +167,15 @@ export function onFreshCopy(copy: () => string, start: (db: string) => Promise<C
  * mfx (compiled, access log as BENCH_MFX_LOG says), the raw node:http peer and
  * the Fastify peer on the seeded blog: on SQLite each start gets a fresh copy
  * of the seeded file; on PostgreSQL all share the seeded schema (the rows POST
- * adds are a rounding error against 10,000).
+ * adds are a rounding error against 10,000). `nodeFlags` go to all three
+ * (bench/threads.ts's --trace-gc), after mfx's own.
  */
-export function blogContenders(blog: SeededBlog | SeededPostgresBlog): Contender[] {
+export function blogContenders(blog: SeededBlog | SeededPostgresBlog, nodeFlags: string[] = []): Contender[] {
   const on = (start: (db: string) => Promise<Child>) => ('url' in blog ? () => start(blog.url) : onFreshCopy(() => blog.copy(), start));
   return [
-    { name: 'mfx', label: `mfx (access log ${mfxAccessLog ? 'on' : 'off'})`, start: on((db) => startMfx(blog.manifestDir, db)) },
-    { name: 'raw', label: 'raw node:http', start: on((db) => startPeer('raw', db)) },
-    { name: 'fastify', label: 'Fastify 5', start: on((db) => startPeer('fastify', db)) },
+    { name: 'mfx', label: `mfx (access log ${mfxAccessLog ? 'on' : 'off'})`, start: on((db) => startMfx(blog.manifestDir, db, nodeFlags)) },
+    { name: 'raw', label: 'raw node:http', start: on((db) => startPeer('raw', db, nodeFlags)) },
+    { name: 'fastify', label: 'Fastify 5', start: on((db) => startPeer('fastify', db, nodeFlags)) },
   ];
 }
 

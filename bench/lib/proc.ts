@@ -1,6 +1,6 @@
 // What /proc (Linux) says about a server process: its CPU time and memory.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -22,11 +22,44 @@ export interface CpuTimes {
   systemMs: number;
 }
 
+/** The name and CPU times of a `stat` line of /proc (a process's or one of its threads'). */
+function parseStat(stat: string): { name: string; times: CpuTimes } {
+  // The name is in parentheses and may hold spaces and parentheses of its own: the fields follow the last `) `.
+  const close = stat.lastIndexOf(') ');
+  const fields = stat.slice(close + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, close),
+    times: { userMs: (Number(fields[11]) * 1000) / clockTicks(), systemMs: (Number(fields[12]) * 1000) / clockTicks() },
+  };
+}
+
 /** User and system CPU time of a process so far (all its threads: the libuv pool's log writes count). */
 export function cpuTimes(pid: number): CpuTimes {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-  return { userMs: (Number(fields[11]) * 1000) / clockTicks(), systemMs: (Number(fields[12]) * 1000) / clockTicks() };
+  return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).times;
+}
+
+/**
+ * User and system CPU time of each thread of a process so far, by thread
+ * name (`main` for the process's own thread; threads of one name summed,
+ * such as V8's helpers, all named `node`). A thread that ended meanwhile is
+ * left out.
+ */
+export function threadCpuTimes(pid: number): Map<string, CpuTimes> {
+  const out = new Map<string, CpuTimes>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const { name, times } = parseStat(stat);
+    const key = tid === String(pid) ? 'main' : name.replace(/[0-9]+$/, '').trim();
+    const seen = out.get(key) ?? { userMs: 0, systemMs: 0 };
+    out.set(key, { userMs: seen.userMs + times.userMs, systemMs: seen.systemMs + times.systemMs });
+  }
+  return out;
 }
 
 /** User + system CPU time of a process so far, in ms. */
