@@ -4,7 +4,8 @@
 //
 //   node --conditions=mfx-source --import tsx bench/syscalls.ts 'POST /posts' [seconds]
 //
-// strace slows every call it counts: read the counts, not the rate.
+// strace slows every call it counts: read the counts, not the rate. Needs `strace` and the right to
+// attach to the server, a sibling of strace (root, or kernel.yama.ptrace_scope 0).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { blogContenders, blogWorkloads, seededBlog } from './lib/blog.js';
@@ -24,6 +25,7 @@ async function traced(pid: number, out: string): Promise<() => Promise<void>> {
       if (said.includes('attached')) resolve();
     });
     tracer.once('exit', (code) => reject(new Error(`strace ended (${code}) before attaching: ${said.trim()}`)));
+    tracer.once('error', (error) => reject(new Error(`strace could not start (${error.message}); install it (Debian: apt-get install strace)`)));
   });
   return () => {
     tracer.kill('SIGINT');
