@@ -8,7 +8,7 @@
 // and the pages each write's commit appends to the WAL, by table and index:
 //   node --conditions=mfx-source --import tsx bench/wal-frames.ts plain events
 import { join } from 'node:path';
-import { blogWorkloads, onFreshCopy, seededBlog } from './lib/blog.js';
+import { blogWorkload, onFreshCopy, seededBlog } from './lib/blog.js';
 import { compare, type Contender } from './lib/load.js';
 import { median } from './lib/proc.js';
 import { startMfx } from './lib/process.js';
@@ -22,7 +22,7 @@ export async function main(): Promise<void> {
     { name: 'events', label: 'mfx + publishEvents(outboxBus)', start: onFreshCopy(() => blog.copy(), (db) => startMfx(blog.manifestDir, db, [], ['--app', app])) },
     { name: 'plain', label: 'mfx without events', start: onFreshCopy(() => blog.copy(), (db) => startMfx(blog.manifestDir, db)) },
   ];
-  const workload = blogWorkloads(blog).find((w) => w.name === 'POST /posts')!;
+  const workload = blogWorkload(blog, 'POST /posts');
   const row = await compare(workload, contenders);
   const events = row.samples.get('events')!;
   const plain = row.samples.get('plain')!;

@@ -39,7 +39,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
-import { blogWorkloads, seededBlog } from './lib/blog.js';
+import { blogWorkload, seededBlog } from './lib/blog.js';
 import { fieldsPath, seededFields } from './lib/fields.js';
 import { buildServers, mfxNodeFlags } from './lib/process.js';
 import { fixtureManifestDir } from '../test/support/fixtures.js';
@@ -65,7 +65,7 @@ const panelWorkloads = [
 const workload = panel
   ? panelWorkloads.find((w) => w.name === only)
   : blog
-    ? blogWorkloads(blog).find((w) => w.name.includes(only))
+    ? blogWorkload(blog, only)
     : fields
       ? {
           name: only,

@@ -17,7 +17,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blogWorkloads, seededBlog } from './lib/blog.js';
+import { blogWorkload, seededBlog } from './lib/blog.js';
 import { fieldsPath, seededFields } from './lib/fields.js';
 import { load, type Workload } from './lib/load.js';
 import { type Child, startMfx, startPeer } from './lib/process.js';
@@ -45,8 +45,7 @@ async function target(dir: string): Promise<Target> {
     };
   }
   const blog = await seededBlog();
-  const workload = blogWorkloads(blog).find((w) => w.name.includes(only));
-  if (!workload) throw new Error(`no workload matches "${only}"`);
+  const workload = blogWorkload(blog, only);
   return {
     start(contender) {
       const db = `sqlite:${blog.copy()}`;

@@ -14,7 +14,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blogWorkloads, seededBlog, seededPostgresBlog } from './lib/blog.js';
+import { blogWorkload, seededBlog, seededPostgresBlog } from './lib/blog.js';
 import { fieldsPath, seededFields } from './lib/fields.js';
 import { load, type Workload } from './lib/load.js';
 import { startMfx } from './lib/process.js';
@@ -106,8 +106,7 @@ async function target(): Promise<Target> {
     return { manifestDir, db: `sqlite:${file}`, workload: { name: only, path: fieldsPath(fields[1] as 'list' | 'read', fields[2]!, ids) } };
   }
   const blog = backend === 'postgres' ? await seededPostgresBlog() : await seededBlog();
-  const workload = blogWorkloads(blog).find((w) => w.name.includes(only));
-  if (!workload) throw new Error(`no workload matches "${only}"`);
+  const workload = blogWorkload(blog, only);
   return { manifestDir: blog.manifestDir, db: 'url' in blog ? blog.url : `sqlite:${blog.copy()}`, workload, drop: 'drop' in blog ? () => blog.drop() : undefined };
 }
 

@@ -8,7 +8,7 @@
 // attach to the server, a sibling of strace (root, or kernel.yama.ptrace_scope 0).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { blogContenders, blogWorkloads, seededBlog } from './lib/blog.js';
+import { blogContenders, blogWorkload, seededBlog } from './lib/blog.js';
 import { load } from './lib/load.js';
 import { buildServers } from './lib/process.js';
 
@@ -45,9 +45,8 @@ function callsPerRequest(summary: string, requests: number): [string, number][] 
 
 buildServers();
 const blog = await seededBlog();
-const workload = blogWorkloads(blog).find((w) => w.name === only);
-if (!workload) throw new Error(`no workload ${only}`);
-for (const contender of blogContenders(blog, [])) {
+const workload = blogWorkload(blog, only);
+for (const contender of blogContenders(blog)) {
   const server = await contender.start();
   try {
     await load(server.url, workload, 3);

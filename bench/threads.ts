@@ -7,7 +7,7 @@
 // Each server runs under --trace-gc (mfx under its bench flags too), and V8's collections of
 // the measured run are summed: how many scavenges and mark-compacts, and their pause per request.
 import { readFileSync } from 'node:fs';
-import { blogContenders, blogWorkloads, seededBlog } from './lib/blog.js';
+import { blogContenders, blogWorkload, seededBlog } from './lib/blog.js';
 import { load } from './lib/load.js';
 import { buildServers } from './lib/process.js';
 import { median, threadCpuTimes } from './lib/proc.js';
@@ -16,8 +16,7 @@ const [only = 'POST /posts', roundsArg = '3'] = process.argv.slice(2);
 
 buildServers();
 const blog = await seededBlog();
-const workload = blogWorkloads(blog).find((w) => w.name === only);
-if (!workload) throw new Error(`no workload ${only}`);
+const workload = blogWorkload(blog, only);
 const results = new Map<string, Map<string, { user: number[]; system: number[] }>>();
 const contenders = blogContenders(blog, ['--trace-gc']);
 /** Per contender: scavenges and mark-compacts per 1000 requests, and their pauses in µs per request, one entry a round. */

@@ -17,7 +17,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type App, createServer, loadManifest, memoryBus, memoryQueue, openSqlite, outboxBus, publishEvents, silentLogger, sqlQueue, transaction } from '@mfx/runtime';
-import { blogWorkloads, seededBlog } from './lib/blog.js';
+import { blogWorkload, seededBlog } from './lib/blog.js';
 
 const WARM = Number(process.env.WARM ?? 200);
 const N = Number(process.env.N ?? 500);
@@ -94,7 +94,7 @@ async function measure(scenario: string, blog: Awaited<ReturnType<typeof seededB
       }, { models: ['Post'], ops: ['create'], position: 'after' });
     }
   } else if (scenario !== 'plain') throw new Error(`unknown scenario ${scenario}: plain, events, tx or enqueue`);
-  const workload = blogWorkloads(blog).find((w) => w.name === 'POST /posts')!;
+  const workload = blogWorkload(blog, 'POST /posts');
   const { url } = await app.start();
   const post = async () => {
     const response = await fetch(`${url}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(workload.body!()) });

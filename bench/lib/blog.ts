@@ -202,6 +202,20 @@ export function blogWorkloads(blog: { postIds: string[]; userIds: string[] }): W
   ];
 }
 
+/**
+ * The blog workload a measuring tool names on its command line: the one of
+ * that name, else the first whose name contains it (`POST`, `include`).
+ *
+ * @example
+ * const workload = blogWorkload(blog, process.argv[2] ?? 'GET /posts/:id');
+ */
+export function blogWorkload(blog: { postIds: string[]; userIds: string[] }, named: string): Workload {
+  const workloads = blogWorkloads(blog);
+  const found = workloads.find((w) => w.name === named) ?? workloads.find((w) => w.name.includes(named));
+  if (!found) throw new Error(`no workload matches "${named}"; the blog's workloads: ${workloads.map((w) => w.name).join(', ')}`);
+  return found;
+}
+
 /** Issue 16's goals: mfx's req/s over the raw node:http peer's and over Fastify's. */
 export const blogGoals: Record<string, Goal> = {
   'GET /posts/:id': { raw: 0.95, fastify: 1.0 },

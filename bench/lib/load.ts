@@ -189,7 +189,8 @@ async function answerOf(url: string, workload: Workload, path: string, body: unk
 async function checkAnswers(workloads: Workload[], contenders: Contender[]): Promise<void> {
   const servers = await Promise.all(contenders.map((c) => c.start()));
   // Reads are asked first: a create adds a row under a random id to each server's database, which moves the pages after it differently in each.
-  const ordered = [...workloads.filter((w) => (w.method ?? 'GET') === 'GET'), ...workloads.filter((w) => (w.method ?? 'GET') !== 'GET')];
+  const isRead = (w: Workload) => (w.method ?? 'GET') === 'GET';
+  const ordered = [...workloads.filter(isRead), ...workloads.filter((w) => !isRead(w))];
   try {
     for (const workload of ordered) {
       const path = typeof workload.path === 'function' ? workload.path() : workload.path;
