@@ -15,7 +15,8 @@
 // connection never shows. Node flags: BENCH_MFX_NODE_FLAGS as in the bench;
 // CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_CACHE=1 simulates
 // the caches too (slower) and prints their misses per request beside the instructions, for two
-// builds whose instructions and times disagree; CG_SERVE_ARGS adds
+// builds whose instructions and times disagree (CG_LL=size,assoc,line sets the simulated last level,
+// e.g. 2097152,16,64 for this machine's 2 MiB L2: valgrind otherwise takes the 32 MiB L3); CG_SERVE_ARGS adds
 // flags to `mfx serve` (e.g. '--app bench/lib/events-app.mjs', the events bench's server).
 //
 // A bin named `peer:raw` or `peer:fastify` serves a blog workload with that hand-written peer of
@@ -150,7 +151,7 @@ async function count(bin: string): Promise<Counts> {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-cg-'));
   const { args, ready, db } = await commandOf(bin, dir);
   const out = join(dir, `cg.${Date.now()}.out`);
-  const cache = CACHE ? ['--cache-sim=yes'] : [];
+  const cache = CACHE ? ['--cache-sim=yes', ...(process.env.CG_LL ? [`--LL=${process.env.CG_LL}`] : [])] : [];
   const child = spawn('valgrind', ['--tool=callgrind', ...cache, '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

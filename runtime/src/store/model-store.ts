@@ -48,28 +48,49 @@ export interface Page {
   nextCursor?: string | null;
 }
 
-type InsertValue = (values: RecordData, timestamp: string) => unknown;
+/** The INSERT template's values, in template order, from a create's values and the write's timestamp. */
+type InsertParams = (values: RecordData, timestamp: string) => unknown[];
 
 /**
- * Where a column's INSERT value comes from: the body, else the field's
- * default; the runtime (id, timestamps, the soft-delete marker's default);
- * nothing for blind-index companions, which have no field of their own.
+ * Builds, once per model, the function that lists a create's INSERT values
+ * in template order: each column's value from the body (encoded for
+ * storage), else the field's default; the runtime's for id, timestamps and
+ * the soft-delete marker; the blind index the sealed values carry for an
+ * encrypted,unique companion, which has no field of its own. Straight-line
+ * code with the keys written out, so each read is a named property load
+ * rather than a lookup by a key the call site only learns at run time.
+ * Names come from the registry and are quoted with JSON.stringify.
  */
-function insertValue(field: FieldManifest | undefined, column: string): InsertValue {
-  // A blind index, when the write's values carry one (encrypted,unique: security/encryption/fields.ts).
-  if (!field) return (values) => values[companionKey(column)] ?? null;
-  const fallback = encodeValue(field, absentValue(field));
-  switch (field.base) {
-    case undefined:
-      return (values) => (field.name in values ? encodeValue(field, values[field.name]) : fallback);
-    case 'id':
-      return () => randomUUID();
-    case 'created_at':
-    case 'updated_at':
-      return (_, timestamp) => timestamp;
-    default:
-      return () => fallback;
-  }
+function buildInsertParams(model: ModelMeta): InsertParams {
+  const absent: unknown[] = [];
+  const fields: (FieldManifest | undefined)[] = [];
+  const items = model.columns.map(({ field, column }, i) => {
+    fields[i] = field;
+    if (!field) return `(values[${JSON.stringify(companionKey(column))}] ?? null)`;
+    absent[i] = encodeValue(field, absentValue(field));
+    switch (field.base) {
+      case undefined: {
+        const key = JSON.stringify(field.name);
+        // encodeValue changes only timestamps and localized strings; every other value is stored as sent.
+        const stored = field.type === 'timestamp' || field.type === 'localized' ? `(v === null ? null : encode(fields[${i}], v))` : 'v';
+        // A key sent as undefined (a hook's values) stores null, as an explicit null does; a key left out, the default.
+        return `((v = values[${key}]) !== undefined ? ${stored} : ${key} in values ? null : absent[${i}])`;
+      }
+      case 'id':
+        return 'randomUUID()';
+      case 'created_at':
+      case 'updated_at':
+        return 'timestamp';
+      default:
+        return `absent[${i}]`;
+    }
+  });
+  return new Function('randomUUID', 'encode', 'fields', 'absent', `return function insertParams(values, timestamp) { let v; return [${items.join(', ')}]; };`)(
+    randomUUID,
+    encodeValue,
+    fields,
+    absent,
+  ) as InsertParams;
 }
 
 /**
@@ -90,8 +111,8 @@ export class ModelStore {
   /** ` WHERE t.id IN (SELECT t.id FROM <table> t`: the opening of a sorted page's first step (pageSelect). */
   private readonly pageIdsFrom: string;
   private readonly referential: ReferentialDelete;
-  /** Where each column of the INSERT template takes its value from, in template order. */
-  private readonly insertValues: readonly InsertValue[];
+  /** The INSERT template's values from a create's values (buildInsertParams). */
+  private readonly insertParams: InsertParams;
   /** Encrypted fields (security/encryption/fields.ts): sealed on write; undefined for models without them, decided at boot. */
   private readonly encryption: ModelEncryption | undefined;
 
@@ -111,7 +132,7 @@ export class ModelStore {
     if (columns.join('\0') !== this.templates.insertColumns.join('\0')) {
       throw new ConfigError(`the manifest's insert statement of ${model.name} does not list its columns (${columns.join(', ')}); rebuild the manifest with mfx build`);
     }
-    this.insertValues = model.columns.map((c) => insertValue(c.field, c.column));
+    this.insertParams = buildInsertParams(model);
     this.encryption = encryptionOf(model);
   }
 
@@ -314,7 +335,7 @@ export class ModelStore {
     for (const filter of this.own(options.scope)) values[filter.field] = filter.value;
     const timestamp = isoNow();
     const stored = this.encryption ? this.encryption.sealValues(values, 'create') : values;
-    const params = this.insertValues.map((value) => value(stored, timestamp));
+    const params = this.insertParams(stored, timestamp);
     if (this.encryption) return this.sealedWrite(db, this.templates.insert, params, options).then(this.written.row);
     return readOneNow(db, this.templates.insert, params, options, this.written);
   }
