@@ -16,7 +16,8 @@
 // CG_KEEP=DIR keeps the callgrind dumps (`callgrind_annotate DIR/cg.*`); CG_CACHE=1 simulates
 // the caches too (slower) and prints their misses per request beside the instructions, for two
 // builds whose instructions and times disagree (CG_LL=size,assoc,line sets the simulated last level,
-// e.g. 2097152,16,64 for this machine's 2 MiB L2: valgrind otherwise takes the 32 MiB L3); CG_SERVE_ARGS adds
+// e.g. 2097152,16,64 for this machine's 2 MiB L2: valgrind otherwise takes the 32 MiB L3); CG_BRANCH=1
+// simulates the branch predictor and prints its misses per request; CG_SERVE_ARGS adds
 // flags to `mfx serve` (e.g. '--app bench/lib/events-app.mjs', the events bench's server).
 //
 // A bin named `peer:raw` or `peer:fastify` serves a blog workload with that hand-written peer of
@@ -143,6 +144,7 @@ async function commandOf(bin: string, dir: string): Promise<{ args: string[]; re
 }
 
 const CACHE = process.env.CG_CACHE === '1';
+const BRANCH = process.env.CG_BRANCH === '1';
 
 /** The events of a callgrind run per request: instructions (Ir), and with CG_CACHE the caches' misses. */
 type Counts = Record<string, number>;
@@ -151,7 +153,7 @@ async function count(bin: string): Promise<Counts> {
   const dir = mkdtempSync(join(tmpdir(), 'mfx-cg-'));
   const { args, ready, db } = await commandOf(bin, dir);
   const out = join(dir, `cg.${Date.now()}.out`);
-  const cache = CACHE ? ['--cache-sim=yes', ...(process.env.CG_LL ? [`--LL=${process.env.CG_LL}`] : [])] : [];
+  const cache = [...(CACHE ? ['--cache-sim=yes', ...(process.env.CG_LL ? [`--LL=${process.env.CG_LL}`] : [])] : []), ...(BRANCH ? ['--branch-sim=yes'] : [])];
   const child = spawn('valgrind', ['--tool=callgrind', ...cache, '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -191,7 +193,8 @@ async function count(bin: string): Promise<Counts> {
 for (const bin of bins) {
   const counts = await count(bin);
   // I1mr, D1mr and D1mw: first-level misses (instruction fetch, data read, data write); ILmr, DLmr, DLmw: last-level.
-  const misses = CACHE ? `; misses/request: ${['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw'].map((e) => `${e} ${(counts[e] ?? 0).toFixed(0)}`).join(', ')}` : '';
+  // Bc and Bi: conditional and indirect branches; Bcm and Bim: those the simulated predictor missed.
+  const misses = CACHE || BRANCH ? `; per request: ${[...(CACHE ? ['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw'] : []), ...(BRANCH ? ['Bc', 'Bcm', 'Bi', 'Bim'] : [])].map((e) => `${e} ${(counts[e] ?? 0).toFixed(0)}`).join(', ')}` : '';
   console.log(`${workload.name}  ${bin}: ${((counts.Ir ?? 0) / 1000).toFixed(1)} k instructions/request (${N} requests after ${WARM}${C > 1 ? `, ${C} at once` : ''})${misses}`);
 }
 agent.destroy();
