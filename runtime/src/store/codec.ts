@@ -79,17 +79,26 @@ export function decoderFor(model: ModelMeta, dialect: Dialect): Decoder {
 }
 
 /**
+ * Whether a field's values are stored as a request sends them (every type
+ * but timestamps, normalised to ISO text, and localized fields, whose
+ * columns hold JSON): encodeValue leaves them alone.
+ */
+export function storedAsSent(field: FieldManifest): boolean {
+  return field.type !== 'timestamp' && field.type !== 'localized';
+}
+
+/**
  * Normalises a value from a request body for storage.
  *
  * @example encodeValue(label, 'Hello') // '"Hello"': JSON text, as the column holds JSON
  */
 export function encodeValue(field: FieldManifest, value: unknown): unknown {
   if (value === null || value === undefined) return null;
+  if (storedAsSent(field)) return value;
   if (field.type === 'timestamp') return new Date(value as string).toISOString();
   // A localized column holds JSON (jsonb on PostgreSQL); a plain string is one JSON value among others,
   // not raw text (which jsonb refuses, and SQLite would read back as `true` or `12` when it looks like one).
-  if (field.type === 'localized' && typeof value === 'string') return JSON.stringify(value);
-  return value;
+  return typeof value === 'string' ? JSON.stringify(value) : value;
 }
 
 /**

@@ -14,7 +14,7 @@ import { absentValue } from '../sql/columns.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { notDeleted } from '../sql/templates.js';
 import { companionKey, encryptionOf, type ModelEncryption } from '../security/encryption/fields.js';
-import { codecOf, type Decoder, encodeValue, type RecordData, type ValuesDecoder } from './codec.js';
+import { codecOf, type Decoder, encodeValue, type RecordData, storedAsSent, type ValuesDecoder } from './codec.js';
 import { loadIncludes } from './include.js';
 import { type Keyset, ROOT, writeOrder, writeSortJoins, writeWhere } from './list-sql.js';
 import { type CascadeObserver, ReferentialDelete } from './referential.js';
@@ -71,8 +71,7 @@ function buildInsertParams(model: ModelMeta): InsertParams {
     switch (field.base) {
       case undefined: {
         const key = JSON.stringify(field.name);
-        // encodeValue changes only timestamps and localized strings; every other value is stored as sent.
-        const stored = field.type === 'timestamp' || field.type === 'localized' ? `(v === null ? null : encode(fields[${i}], v))` : 'v';
+        const stored = storedAsSent(field) ? 'v' : `(v === null ? null : encode(fields[${i}], v))`;
         // A key sent as undefined (a hook's values) stores null, as an explicit null does; a key left out, the default.
         return `((v = values[${key}]) !== undefined ? ${stored} : ${key} in values ? null : absent[${i}])`;
       }
