@@ -1,7 +1,7 @@
 // Bytes allocated on V8's heap per request by each blog server on one workload (SQLite), and where:
-// the functions that allocate most, mfx beside its peers. Allocation is cheap to do but not to
-// touch: every byte is fresh memory the caches must take in, and a server that allocates more per
-// request misses the caches more (bench/instructions.ts with CG_CACHE=1 counts those misses).
+// the functions that allocate most, mfx beside its peers: where a request's objects come from,
+// and how each server's differ. Bytes alone are not time: 3.5 KB more per POST did not move a
+// server's CPU per request (docs/decisions.md, "Per-request cost, tenth round").
 //
 //   node --conditions=mfx-source --import tsx bench/allocations.ts 'POST /posts' [seconds] [top]
 //

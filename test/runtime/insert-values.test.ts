@@ -7,6 +7,8 @@ import { it } from 'node:test';
 import { eachBackend, useServer } from '../support/suite.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** A stored timestamp as text: PostgreSQL's driver reads it as a Date, SQLite holds the text. */
+const text = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value));
 
 eachBackend('the values a create stores', (backend) => {
   const server = useServer(backend);
@@ -21,7 +23,7 @@ eachBackend('the values a create stores', (backend) => {
   /** The stored row, as the database holds it. */
   const storedRow = async (id: string) => {
     const db = server.app.db;
-    const sql = `SELECT status, views, rating, keywords, metadata, ${db.dialect.quote('publishedAt')} AS published, slug, created_at, updated_at, deleted_at FROM posts WHERE id = ${backend.name === 'postgres' ? '$1' : '?'}`;
+    const sql = `SELECT status, views, rating, keywords, metadata, ${db.dialect.quote('publishedAt')} AS published, slug, created_at, updated_at, deleted_at FROM posts WHERE id = ${db.dialect.param(1)}`;
     const [row] = await db.all(sql, [id]);
     return row as Record<string, unknown>;
   };
@@ -56,8 +58,7 @@ eachBackend('the values a create stores', (backend) => {
     assert.equal(row.rating, null);
     assert.equal(row.slug, null);
     assert.deepEqual(typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata, { words: 3 });
-    const published = row.published instanceof Date ? row.published.toISOString() : row.published;
-    assert.equal(published, '2025-01-01T00:00:00.000Z');
+    assert.equal(text(row.published), '2025-01-01T00:00:00.000Z');
     assert.equal(post.publishedAt, '2025-01-01T00:00:00.000Z');
   });
 
@@ -71,7 +72,6 @@ eachBackend('the values a create stores', (backend) => {
     });
     assert.match(String(post.id), uuid);
     const row = await storedRow(String(post.id));
-    const text = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value));
     assert.notEqual(text(row.created_at), '2000-01-01T00:00:00.000Z');
     assert.equal(text(row.created_at), text(row.updated_at));
     assert.equal(text(row.created_at), post.created_at);
